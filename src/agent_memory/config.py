@@ -1,0 +1,149 @@
+"""One settings object for the whole library.
+
+Values come, highest priority first, from keyword arguments, environment variables
+(``AGENT_MEMORY_<NAME>``, case-insensitive, e.g. ``AGENT_MEMORY_K_TURN_BUFFER=8``), a TOML file
+(``AGENT_MEMORY_CONFIG`` or ``./agent-memory.toml``; keys are the field names), and the defaults
+below. Invalid values raise :class:`~agent_memory.errors.ConfigError` naming the field.
+
+Example::
+
+    settings = Settings(store="memory.db", reasoner="extractive", k_turn_buffer=6)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from .errors import ConfigError
+
+DEFAULT_CONFIG_FILE = "agent-memory.toml"
+
+FINANCIAL_ADVISOR_CATEGORIES = (
+    "demographics",
+    "financial_goals",
+    "risk_profile",
+    "current_situation",
+    "concern",
+    "preference",
+)
+"""Default insight categories: the financial-advisor scenario of seed 001."""
+
+
+def default_store_path() -> Path:
+    """``$XDG_DATA_HOME/agent-memory/memory.db`` (``~/.local/share/...`` when unset)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "agent-memory" / "memory.db"
+
+
+def _config_file() -> Path | None:
+    path = os.environ.get("AGENT_MEMORY_CONFIG")
+    if path:
+        return Path(path)
+    local = Path(DEFAULT_CONFIG_FILE)
+    return local if local.exists() else None
+
+
+class Settings(BaseSettings):
+    """Every knob of agent-memory, with units and defaults.
+
+    Components:
+        store: path of the SQLite file (``sqlite:PATH`` or a bare path), or ``cosmos``.
+        embedder: ``"provider:model"``: ``local:all-MiniLM-L6-v2`` (default, offline, 384 dims),
+            ``openai:text-embedding-3-small``, ``azure:<deployment>``.
+        reasoner: ``extractive`` (offline default) or ``openai:<model>`` / ``azure:<deployment>``.
+
+    Limits and search:
+        max_content_chars: longest accepted turn content (characters).
+        rrf_k: the k constant of reciprocal rank fusion (Cormack et al., SIGIR 2009).
+        embed_batch_size: texts per embedding call.
+        summary_max_tokens / profile_max_tokens: budgets of thread summaries / user profiles.
+
+    Memory keeper and reflection (seed 001 section 7):
+        k_turn_buffer, n_active_turns, num_recent_sessions_for_init, top_k_facts,
+        similarity_threshold (cosine, 0-1), insight_confidence_threshold (0-1),
+        min_sessions_for_aggregation, insight_categories.
+
+    Automatic processing (seed 000; 0 disables):
+        thread_summary_every_n, fact_extraction_every_n, user_summary_every_n, dedup_every_n.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="AGENT_MEMORY_", case_sensitive=False, extra="forbid", frozen=True
+    )
+
+    store: str = Field(default_factory=lambda: str(default_store_path()))
+    embedder: str = "local:all-MiniLM-L6-v2"
+    reasoner: str = "extractive"
+
+    max_content_chars: int = Field(default=32_000, gt=0)
+    rrf_k: int = Field(default=60, gt=0)
+    embed_batch_size: int = Field(default=64, gt=0)
+    summary_max_tokens: int = Field(default=200, gt=10)
+    profile_max_tokens: int = Field(default=400, gt=10)
+
+    k_turn_buffer: int = Field(default=10, gt=0)
+    n_active_turns: int = Field(default=5, ge=0)
+    num_recent_sessions_for_init: int = Field(default=2, ge=0)
+    top_k_facts: int = Field(default=5, gt=0)
+    similarity_threshold: float = Field(default=0.75, ge=0.0, le=1.0)
+    insight_confidence_threshold: float = Field(default=0.7, ge=0.0, le=1.0)
+    min_sessions_for_aggregation: int = Field(default=3, gt=0)
+    insight_categories: tuple[str, ...] = FINANCIAL_ADVISOR_CATEGORIES
+
+    thread_summary_every_n: int = Field(default=0, ge=0)
+    fact_extraction_every_n: int = Field(default=0, ge=0)
+    user_summary_every_n: int = Field(default=0, ge=0)
+    dedup_every_n: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _check(self) -> Settings:
+        if self.n_active_turns > self.k_turn_buffer:
+            raise ValueError("n_active_turns must not exceed k_turn_buffer")
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = _config_file()
+        if path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+    @classmethod
+    def load(cls, **overrides: Any) -> Settings:
+        """Build settings from ``overrides``, the environment and the config file.
+
+        Raises:
+            ConfigError: a value is invalid or the config file cannot be read.
+        """
+        clean = {k: v for k, v in overrides.items() if v is not None}
+        path = _config_file()
+        if path is not None and not path.exists():
+            raise ConfigError(f"config file {path} does not exist (AGENT_MEMORY_CONFIG)")
+        try:
+            return cls(**clean)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise ConfigError(f"invalid settings: {problems}") from exc
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"cannot read settings: {exc}") from exc

@@ -1,0 +1,106 @@
+"""Every error agent-memory raises, in one tree.
+
+Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it::
+
+    AgentMemoryError
+    ├── InvalidInputError          bad input; nothing was written
+    │   ├── MissingScopeError      no (or a blank) user_id / thread_id where one is required
+    │   ├── EmptyContentError      empty or whitespace-only content
+    │   ├── ContentTooLargeError   content longer than the configured limit
+    │   ├── UnknownRoleError       a role outside user / assistant / tool / system
+    │   └── DimensionMismatchError a vector whose length is not the store's dimension
+    ├── ConfigError                a setting that cannot be used (bad value, missing key)
+    ├── StoreError                 the store could not do what was asked
+    │   ├── NotAStoreError         the file is not an agent-memory store (or is corrupt)
+    │   ├── EmbeddingMismatchError the store was built with another embedding model
+    │   ├── SchemaVersionError     the store is newer than this library
+    │   └── RecordNotFoundError    no record with that id in the user's partition
+    ├── EmbedderError              the embedding model failed or is unavailable
+    │   └── ModelUnavailableError  local weights / runtime missing
+    └── ReasonerError              a reasoning step failed
+        └── MalformedOutputError   an LLM kept answering with output that fails validation
+
+SDK errors (``sqlite3``, ``openai``, ``azure.cosmos``) are translated where they enter the
+library; the original is kept as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+
+class AgentMemoryError(Exception):
+    """Base class of every error raised by agent-memory."""
+
+
+class InvalidInputError(AgentMemoryError, ValueError):
+    """The input cannot be accepted; the store is unchanged."""
+
+
+class MissingScopeError(InvalidInputError):
+    """A ``user_id`` (or another required scope such as ``thread_id``) is missing or blank."""
+
+
+class EmptyContentError(InvalidInputError):
+    """Content is empty or only whitespace."""
+
+
+class ContentTooLargeError(InvalidInputError):
+    """Content exceeds the configured maximum length (characters)."""
+
+
+class UnknownRoleError(InvalidInputError):
+    """A turn's role is not one of ``user``, ``assistant``, ``tool``, ``system``."""
+
+
+class DimensionMismatchError(InvalidInputError):
+    """A vector's length differs from the dimension the store was built with."""
+
+
+class ConfigError(AgentMemoryError, ValueError):
+    """A configuration value is invalid or a required one is missing."""
+
+
+class StoreError(AgentMemoryError):
+    """The store failed to carry out an operation."""
+
+
+class NotAStoreError(StoreError):
+    """The file exists but is not an agent-memory store, or it is corrupt."""
+
+
+class EmbeddingMismatchError(StoreError):
+    """The store records another embedding model or dimension than the one configured."""
+
+
+class SchemaVersionError(StoreError):
+    """The store was written by a newer version of agent-memory."""
+
+
+class RecordNotFoundError(StoreError, KeyError):
+    """No record with the given id exists in the user's partition."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
+        return str(self.args[0]) if self.args else "record not found"
+
+
+class EmbedderError(AgentMemoryError):
+    """An embedding model failed."""
+
+
+class ModelUnavailableError(EmbedderError):
+    """The local model's weights or runtime are not installed or cannot be loaded."""
+
+
+class ReasonerError(AgentMemoryError):
+    """A reasoning step (summarize, extract, reflect, ...) failed."""
+
+
+class MalformedOutputError(ReasonerError):
+    """The model's output failed validation even after the repair attempts.
+
+    Attributes:
+        raw: the last raw output received.
+    """
+
+    def __init__(self, message: str, raw: str | None = None) -> None:
+        super().__init__(message)
+        self.raw = raw

@@ -1,0 +1,323 @@
+"""The records agent-memory keeps, as pydantic models.
+
+Every record belongs to exactly one ``user_id`` (its partition). Conversation records also carry
+a ``thread_id``; ``agent_id`` optionally scopes a record to one agent. Derived records (summaries,
+facts, insights, interactions, profiles) list the turns they came from in ``evidence``.
+
+Kinds (``RecordKind``)::
+
+    turn         one raw message (short-term memory)
+    interaction  k consecutive turns flattened as ``role: text`` lines, with summary/topics/entities
+    summary      the incremental recap of one thread (id ``summary_{user_id}_{thread_id}``)
+    fact         one self-contained assertion extracted from turns
+    insight      a fact produced by session reflection (category, confidence, importance)
+    profile      the cross-thread user profile (id ``user_summary_{user_id}``)
+
+Ids and hashes follow the "Concepts" seed (000): deterministic ids for summaries and profiles so a
+re-run updates instead of duplicating, and ``content_hash`` = first 32 hex chars of the SHA-256
+of the lower-cased, whitespace-collapsed text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
+
+from .errors import EmptyContentError, MissingScopeError, UnknownRoleError
+
+PROFILE_THREAD_ID = "__user_summary__"
+"""``thread_id`` given to the user profile, which spans every thread (seed 000)."""
+
+
+def utcnow() -> datetime:
+    """Return the current time as a timezone-aware UTC datetime."""
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime) -> datetime:
+    """Return ``value`` as an aware UTC datetime (naive values are taken to be UTC)."""
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def new_id(prefix: str) -> str:
+    """Return a fresh random id ``{prefix}_{32 hex chars}``."""
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+_WS = re.compile(r"\s+")
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case ``text`` and collapse every run of whitespace to one space (stripped)."""
+    return _WS.sub(" ", text.strip().lower())
+
+
+def content_hash(text: str) -> str:
+    """Exact-dedup key of a fact: SHA-256 of :func:`normalize_text`, first 32 hex chars (seed 000)."""
+    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:32]
+
+
+def summary_id(user_id: str, thread_id: str) -> str:
+    """Deterministic id of a thread summary: ``summary_{user_id}_{thread_id}`` (seed 000)."""
+    return f"summary_{user_id}_{thread_id}"
+
+
+def profile_id(user_id: str) -> str:
+    """Deterministic id of a user profile: ``user_summary_{user_id}`` (seed 000)."""
+    return f"user_summary_{user_id}"
+
+
+def require_scope(value: str | None, name: str = "user_id") -> str:
+    """Return ``value`` stripped, or raise :class:`MissingScopeError` when it is missing/blank."""
+    if value is None or not isinstance(value, str) or not value.strip():
+        raise MissingScopeError(f"{name} is required and must be a non-empty string")
+    return value.strip()
+
+
+class Role(StrEnum):
+    """Who produced a turn. ``agent`` is accepted on input as an alias of ``assistant``."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    SYSTEM = "system"
+
+    @classmethod
+    def parse(cls, value: str | Role) -> Role:
+        """Return the role named by ``value``; raises :class:`UnknownRoleError` otherwise."""
+        if isinstance(value, Role):
+            return value
+        text = str(value).strip().lower()
+        if text == "agent":
+            return cls.ASSISTANT
+        try:
+            return cls(text)
+        except ValueError:
+            raise UnknownRoleError(
+                f"unknown role {value!r}; expected one of user, assistant, tool, system"
+            ) from None
+
+
+class RecordKind(StrEnum):
+    """The kind of a stored record (see the module docstring)."""
+
+    TURN = "turn"
+    INTERACTION = "interaction"
+    SUMMARY = "summary"
+    FACT = "fact"
+    INSIGHT = "insight"
+    PROFILE = "profile"
+
+
+DERIVED_KINDS = frozenset(
+    {RecordKind.INTERACTION, RecordKind.SUMMARY, RecordKind.FACT, RecordKind.INSIGHT,
+     RecordKind.PROFILE}
+)
+
+
+class SessionStatus(StrEnum):
+    """Whether a thread (session) is still going on."""
+
+    ACTIVE = "active"
+    COMPLETED = "completed"
+
+
+class ReflectionStatus(StrEnum):
+    """Where a thread stands in session reflection (seed 001)."""
+
+    PENDING = "pending"
+    NO_INSIGHT = "no-insight"
+    PROCESSED = "processed"
+
+
+class SupersedeReason(StrEnum):
+    """Why a fact was retired by reconciliation."""
+
+    DUPLICATE = "duplicate"
+    CONTRADICT = "contradict"
+
+
+class MemoryRecord(BaseModel):
+    """Fields shared by every record.
+
+    Attributes:
+        id: unique within the user's partition.
+        user_id: the partition; required, never blank.
+        thread_id: the conversation (session) the record belongs to, if any.
+        agent_id: scopes the record to one agent; ``None`` shares it across the user's agents.
+        content: the main text payload.
+        created_at / updated_at: aware UTC datetimes.
+        evidence: ids of the turns the record was derived from (empty for turns).
+        metadata: free-form extra context (tool_name, tool_call_id, source ids, ...).
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str
+    kind: RecordKind
+    user_id: str
+    thread_id: str | None = None
+    agent_id: str | None = None
+    content: str
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    evidence: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("user_id", mode="before")
+    @classmethod
+    def _user_id(cls, value: Any) -> str:
+        return require_scope(value, "user_id")
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        if not value or not value.strip():
+            raise EmptyContentError("content must not be empty")
+        return value
+
+    @field_validator("created_at", "updated_at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
+
+
+class Turn(MemoryRecord):
+    """One raw message.
+
+    Attributes:
+        role: user, assistant, tool or system.
+        speaker: the speaker's name (in multi-party data both speakers are people).
+        seq: 0-based position within the thread, assigned on write.
+    """
+
+    kind: Literal[RecordKind.TURN] = RecordKind.TURN
+    role: Role
+    speaker: str | None = None
+    seq: int = -1
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _role(cls, value: Any) -> Role:
+        return Role.parse(value)
+
+    @property
+    def author(self) -> str:
+        """The speaker's name when known, else the role."""
+        return self.speaker or self.role.value
+
+
+class Interaction(MemoryRecord):
+    """k consecutive turns of a thread flattened as ``role: text`` lines (seed 001).
+
+    ``content`` holds the flattened lines; ``evidence`` the covered turn ids in order.
+    """
+
+    kind: Literal[RecordKind.INTERACTION] = RecordKind.INTERACTION
+    summary: str = ""
+    topics: list[str] = Field(default_factory=list)
+    entities: list[str] = Field(default_factory=list)
+
+
+class ThreadSummary(MemoryRecord):
+    """The incremental recap of one thread; id ``summary_{user_id}_{thread_id}``.
+
+    Attributes:
+        key_topics: up to a handful of topic phrases.
+        start_time / end_time: times of the first and last covered turns.
+        watermark_seq: ``seq`` of the last turn folded into the summary (-1: none yet).
+        turn_count: number of turns covered.
+    """
+
+    kind: Literal[RecordKind.SUMMARY] = RecordKind.SUMMARY
+    key_topics: list[str] = Field(default_factory=list)
+    start_time: datetime | None = None
+    end_time: datetime | None = None
+    status: SessionStatus = SessionStatus.ACTIVE
+    reflection_status: ReflectionStatus = ReflectionStatus.PENDING
+    watermark_seq: int = -1
+    turn_count: int = 0
+
+
+class Fact(MemoryRecord):
+    """One self-contained assertion about the user or the world.
+
+    Attributes:
+        category: a label such as ``preference`` or ``financial_goals``.
+        subject: whom or what the fact is about (e.g. the speaker's name).
+        confidence: 0-1.
+        importance: 1-10 (seed 004), ``None`` when not scored.
+        content_hash: :func:`content_hash` of ``content``; exact-dedup key.
+        retrieval_key: the text the fact is indexed by when it differs from ``content``
+            (seed 004 ``vector_txt``).
+        occurred_at: the absolute date the fact refers to, when one was stated or resolved.
+        processed: whether long-term reflection has consumed it.
+        access_count / last_accessed_at: recall statistics.
+        superseded_by / supersede_reason / superseded_at: set when reconciliation retires it.
+    """
+
+    kind: Literal[RecordKind.FACT, RecordKind.INSIGHT] = RecordKind.FACT
+    category: str | None = None
+    subject: str | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    importance: int | None = Field(default=None, ge=1, le=10)
+    content_hash: str = ""
+    retrieval_key: str | None = None
+    occurred_at: datetime | None = None
+    processed: bool = False
+    access_count: int = 0
+    last_accessed_at: datetime | None = None
+    superseded_by: str | None = None
+    supersede_reason: SupersedeReason | None = None
+    superseded_at: datetime | None = None
+
+    def model_post_init(self, __context: Any) -> None:
+        if not self.content_hash:
+            object.__setattr__(self, "content_hash", content_hash(self.content))
+
+    @property
+    def active(self) -> bool:
+        """True unless reconciliation has superseded the fact."""
+        return self.superseded_by is None
+
+
+class UserProfile(MemoryRecord):
+    """The cross-thread profile of one user; id ``user_summary_{user_id}``.
+
+    Attributes:
+        structured: optional structured part, validated against a user-supplied pydantic model.
+        sources: ids of the records (summaries, facts, insights) merged into it.
+        watermark: ``updated_at`` of the newest source already merged (incremental updates).
+    """
+
+    kind: Literal[RecordKind.PROFILE] = RecordKind.PROFILE
+    thread_id: str | None = PROFILE_THREAD_ID
+    structured: dict[str, Any] | None = None
+    sources: list[str] = Field(default_factory=list)
+    watermark: datetime | None = None
+
+
+AnyRecord = Annotated[
+    Turn | Interaction | ThreadSummary | Fact | UserProfile, Field(discriminator="kind")
+]
+"""Any stored record, discriminated by ``kind``."""
+
+RECORD_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyRecord)
+"""Parses a stored JSON document back into its record class."""
+
+KIND_MODELS: dict[RecordKind, type[MemoryRecord]] = {
+    RecordKind.TURN: Turn,
+    RecordKind.INTERACTION: Interaction,
+    RecordKind.SUMMARY: ThreadSummary,
+    RecordKind.FACT: Fact,
+    RecordKind.INSIGHT: Fact,
+    RecordKind.PROFILE: UserProfile,
+}

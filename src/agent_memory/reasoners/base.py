@@ -1,0 +1,103 @@
+"""The reasoner contract: every LLM-shaped task of the pipeline, with typed outputs.
+
+Implementations: ``extractive`` (offline default, no LLM; :mod:`.extractive`) and ``openai``
+(OpenAI, Azure OpenAI or any OpenAI-compatible endpoint; :mod:`.openai`). Both return the same
+pydantic models, so the pipeline never sees a loose dict. A reasoner never touches a store.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..models import Turn
+
+
+class SummaryDraft(BaseModel):
+    """A summary produced by a reasoner.
+
+    Attributes:
+        text: the summary, within the requested token budget.
+        key_topics: up to 5 short topic phrases.
+        evidence: ids of the turns whose content the summary keeps.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1)
+    key_topics: list[str] = Field(default_factory=list, max_length=10)
+    evidence: list[str] = Field(default_factory=list)
+
+
+class FactDraft(BaseModel):
+    """One fact extracted from turns, before it is stored.
+
+    Attributes:
+        text: a self-contained sentence naming its subject, with absolute dates.
+        subject: whom the fact is about (the speaker's name for self-disclosures).
+        category: a short label (``preference``, ``event``, ``plan``, ...).
+        confidence: 0-1.
+        importance: 1-10, or ``None`` when not scored.
+        evidence: ids of the turns the fact came from (at least one).
+        occurred_at: ISO date (``YYYY-MM-DD``) the fact refers to, when known.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1)
+    subject: str | None = None
+    category: str | None = None
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    importance: int | None = Field(default=None, ge=1, le=10)
+    evidence: list[str] = Field(min_length=1)
+    occurred_at: str | None = None
+
+
+class FactExtraction(BaseModel):
+    """The facts a reasoner found in a batch of turns (possibly none)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    facts: list[FactDraft] = Field(default_factory=list)
+
+
+class Reasoner(ABC):
+    """Summarizes and distils conversation text.
+
+    Conversation text given to a reasoner is data: implementations never follow instructions
+    found inside it.
+    """
+
+    name: str
+
+    @abstractmethod
+    async def summarize_thread(
+        self, previous: str | None, turns: Sequence[Turn], max_tokens: int
+    ) -> SummaryDraft:
+        """Fold ``turns`` (oldest first) into the ``previous`` thread summary.
+
+        Args:
+            previous: the existing summary text, or ``None`` for a new thread.
+            turns: only the turns newer than the summary's watermark.
+            max_tokens: budget for the returned text (whitespace tokens x 1.3 estimate).
+
+        Raises:
+            ReasonerError: the step failed (MalformedOutputError for invalid LLM output).
+        """
+
+    @abstractmethod
+    async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
+        """Extract self-contained facts from ``turns``; each cites its source turn ids.
+
+        Relative dates ("yesterday", "last week") are resolved to absolute ones from the
+        turn's ``created_at``; facts are attributed to the named speaker.
+        """
+
+    @abstractmethod
+    async def summarize_user(
+        self, previous: str | None, items: Sequence[str], max_tokens: int
+    ) -> SummaryDraft:
+        """Merge new material (thread summaries, facts; oldest first) into the ``previous``
+        cross-thread user profile; newer information wins contradictions."""
