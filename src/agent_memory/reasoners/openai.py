@@ -1,0 +1,351 @@
+"""The LLM reasoner: OpenAI, Azure OpenAI or any OpenAI-compatible chat completions endpoint.
+
+Requests go through the official ``openai`` SDK's async client (``chat.completions.create``)
+with ``response_format`` set to the JSON schema of the output model (structured outputs); an
+endpoint that answers HTTP 400 to ``json_schema`` is asked again in JSON mode
+(``{"type": "json_object"}``), and keeps that mode afterwards. Answers are validated against the
+same pydantic models the offline reasoner returns and repaired when malformed
+(:mod:`.structured`). Transient failures are retried by the SDK (``max_retries``); what remains
+is translated into :class:`~agent_memory.errors.ReasonerError` with the SDK error as
+``__cause__``.
+
+Example::
+
+    reasoner = OpenAIReasoner("gpt-4o-mini")                          # OPENAI_API_KEY
+    reasoner = OpenAIReasoner(deployment="gpt-4o", azure_endpoint="https://x.openai.azure.com")
+    reasoner = OpenAIReasoner("llama3.1", base_url="http://localhost:11434/v1")   # Ollama
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
+
+import openai
+from pydantic import BaseModel
+
+from ..errors import ConfigError, InvalidInputError, ReasonerError
+from ..models import Turn
+from ..tokens import count_tokens, truncate_tokens
+from . import prompts
+from .base import FactDraft, FactExtraction, Reasoner, SummaryDraft
+from .structured import Message, OutputRejected, complete_structured, response_format, schema_text
+
+T = TypeVar("T", bound=BaseModel)
+
+Provider = Literal["openai", "azure", "compatible"]
+
+DEFAULT_AZURE_API_VERSION = "2024-10-21"
+"""Azure OpenAI GA API version with structured outputs (json_schema response_format)."""
+
+COMPATIBLE_PLACEHOLDER_KEY = "unused"
+"""Key sent to an OpenAI-compatible endpoint when none is given (Ollama and vLLM ignore it).
+``OPENAI_API_KEY`` is deliberately not used there, so an OpenAI key never leaks to a third party."""
+
+
+class OpenAIReasoner(Reasoner):
+    """A :class:`Reasoner` backed by a chat completions endpoint.
+
+    Args:
+        model: model name (OpenAI, compatible endpoints); for Azure, the deployment name when
+            ``deployment`` is not given.
+        api_key: API key; default from the SDK's environment (``OPENAI_API_KEY``,
+            ``AZURE_OPENAI_API_KEY``), or a placeholder for compatible endpoints.
+        base_url: an OpenAI-compatible endpoint (``http://localhost:11434/v1``); makes the
+            provider ``compatible``.
+        azure_endpoint: ``https://<resource>.openai.azure.com``; makes the provider ``azure``
+            (also read from ``AZURE_OPENAI_ENDPOINT`` when ``deployment`` is given).
+        api_version: Azure API version; default ``AZURE_OPENAI_API_VERSION``,
+            ``OPENAI_API_VERSION`` or :data:`DEFAULT_AZURE_API_VERSION`.
+        deployment: Azure deployment name; makes the provider ``azure``.
+        azure_ad_token_provider: Entra ID token callable for Azure, instead of a key.
+        temperature: sampling temperature; ``None`` leaves it to the server (for models that
+            accept only the default).
+        max_repairs: repair turns after an invalid answer before MalformedOutputError (>= 0).
+        timeout: per-request timeout in seconds.
+        max_retries: SDK retries of transient failures (connection errors, 408/409/429/5xx).
+        client: a pre-built ``openai.AsyncOpenAI`` / ``AsyncAzureOpenAI``; the connection
+            options above are then ignored and the client is not closed by :meth:`aclose`.
+        http_client: an ``httpx.AsyncClient`` for the SDK (tests: a MockTransport, see
+            :class:`~agent_memory.reasoners.scripted.ScriptedChatModel`).
+        provider: force ``openai`` / ``azure`` / ``compatible`` instead of inferring it.
+
+    Attributes:
+        name: ``openai:<model>``, ``azure:<deployment>`` or ``compatible:<model>``.
+
+    Raises:
+        ConfigError: missing model, key or endpoint, or a bad option value.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        azure_endpoint: str | None = None,
+        api_version: str | None = None,
+        deployment: str | None = None,
+        azure_ad_token_provider: Callable[[], Any] | None = None,
+        temperature: float | None = 0.0,
+        max_repairs: int = 2,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        client: openai.AsyncOpenAI | None = None,
+        http_client: Any | None = None,
+        provider: Provider | None = None,
+    ) -> None:
+        if provider is None:
+            if deployment or azure_endpoint or isinstance(client, openai.AsyncAzureOpenAI):
+                provider = "azure"
+            elif base_url:
+                provider = "compatible"
+            else:
+                provider = "openai"
+        if provider not in ("openai", "azure", "compatible"):
+            raise ConfigError(f"unknown provider {provider!r}; use openai, azure or compatible")
+        target = (deployment or model) if provider == "azure" else model
+        if not target or not target.strip():
+            what = "deployment" if provider == "azure" else "model"
+            raise ConfigError(f"the {provider} reasoner needs a {what} name")
+        if max_repairs < 0:
+            raise ConfigError("max_repairs must be >= 0")
+        if timeout <= 0:
+            raise ConfigError("timeout must be > 0 seconds")
+        self.provider: Provider = provider
+        self.model = target.strip()
+        self.name = f"{provider}:{self.model}"
+        self.temperature = temperature
+        self.max_repairs = max_repairs
+        self._format_mode = "json_schema"
+        self._owns_client = client is None
+        if client is not None:
+            self._client = client
+            return
+        if provider == "compatible" and not base_url:
+            raise ConfigError("the compatible reasoner needs base_url")
+        common: dict[str, Any] = {"timeout": timeout, "max_retries": max_retries}
+        if http_client is not None:
+            common["http_client"] = http_client
+        try:
+            if provider == "azure":
+                self._client = openai.AsyncAzureOpenAI(
+                    azure_endpoint=azure_endpoint or os.environ.get("AZURE_OPENAI_ENDPOINT"),
+                    api_version=api_version
+                    or os.environ.get("AZURE_OPENAI_API_VERSION")
+                    or os.environ.get("OPENAI_API_VERSION")
+                    or DEFAULT_AZURE_API_VERSION,
+                    api_key=api_key,
+                    azure_ad_token_provider=azure_ad_token_provider,
+                    **common,
+                )
+            elif provider == "compatible":
+                self._client = openai.AsyncOpenAI(
+                    api_key=api_key or COMPATIBLE_PLACEHOLDER_KEY, base_url=base_url, **common
+                )
+            else:
+                self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, **common)
+        except (openai.OpenAIError, ValueError) as exc:  # the SDK raises both for bad config
+            raise ConfigError(f"cannot configure the {provider} reasoner: {exc}") from exc
+
+    # -- the Reasoner contract ------------------------------------------------------------
+
+    async def summarize_thread(
+        self, previous: str | None, turns: Sequence[Turn], max_tokens: int
+    ) -> SummaryDraft:
+        """Fold ``turns`` into ``previous`` (see :meth:`Reasoner.summarize_thread`).
+
+        Evidence ids not among ``turns`` are dropped; when none remain, every given turn is
+        cited. A text over ``max_tokens`` (``count_tokens``) is cut to the budget.
+
+        Raises:
+            InvalidInputError: no turns and no previous summary.
+            MalformedOutputError: invalid output after ``max_repairs`` repairs.
+            ReasonerError: the endpoint failed.
+        """
+        _check_budget(max_tokens)
+        if not turns:
+            if previous:
+                return SummaryDraft(text=previous)
+            raise InvalidInputError("nothing to summarize: no turns and no previous summary")
+        ids = [turn.id for turn in turns]
+        known = set(ids)
+
+        def check(draft: SummaryDraft) -> SummaryDraft:
+            cited = _keep_known(draft.evidence, known)
+            return draft.model_copy(
+                update={"text": _fit(draft.text, max_tokens), "evidence": cited or ids}
+            )
+
+        messages = prompts.thread_summary_messages(
+            previous, turns, max_tokens, schema_text(SummaryDraft)
+        )
+        return await self._structured(messages, SummaryDraft, check)
+
+    async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
+        """Extract facts citing their turns (see :meth:`Reasoner.extract_facts`).
+
+        Cited ids not among ``turns`` are dropped; a fact left citing none is refused and
+        repaired. An ``occurred_at`` that is not a ``YYYY-MM-DD`` date becomes ``None``.
+
+        Raises:
+            MalformedOutputError: invalid output after ``max_repairs`` repairs.
+            ReasonerError: the endpoint failed.
+        """
+        if not turns:
+            return FactExtraction()
+        known = {turn.id for turn in turns}
+
+        def check(result: FactExtraction) -> FactExtraction:
+            facts: list[FactDraft] = []
+            uncited: list[str] = []
+            for i, fact in enumerate(result.facts):
+                cited = _keep_known(fact.evidence, known)
+                if not cited:
+                    uncited.append(f"- facts.{i} ({fact.text[:60]!r}) cites {fact.evidence}")
+                    continue
+                facts.append(
+                    fact.model_copy(
+                        update={"evidence": cited, "occurred_at": _iso_date(fact.occurred_at)}
+                    )
+                )
+            if uncited:
+                raise OutputRejected(
+                    "these facts cite no turn id shown in the conversation (use the ids in "
+                    "square brackets at the start of each line):\n" + "\n".join(uncited)
+                )
+            return FactExtraction(facts=facts)
+
+        messages = prompts.fact_messages(turns, schema_text(FactExtraction))
+        return await self._structured(messages, FactExtraction, check)
+
+    async def summarize_user(
+        self, previous: str | None, items: Sequence[str], max_tokens: int
+    ) -> SummaryDraft:
+        """Merge ``items`` into the ``previous`` profile (see :meth:`Reasoner.summarize_user`).
+
+        The items carry no turn ids, so the returned ``evidence`` is empty; the caller knows
+        the sources. A text over ``max_tokens`` is cut to the budget.
+
+        Raises:
+            InvalidInputError: no items and no previous profile.
+            MalformedOutputError: invalid output after ``max_repairs`` repairs.
+            ReasonerError: the endpoint failed.
+        """
+        _check_budget(max_tokens)
+        items = [item for item in items if item and item.strip()]
+        if not items:
+            if previous:
+                return SummaryDraft(text=previous)
+            raise InvalidInputError("nothing to summarize: no items and no previous profile")
+
+        def check(draft: SummaryDraft) -> SummaryDraft:
+            return draft.model_copy(
+                update={"text": _fit(draft.text, max_tokens), "evidence": []}
+            )
+
+        messages = prompts.user_summary_messages(
+            previous, items, max_tokens, schema_text(SummaryDraft)
+        )
+        return await self._structured(messages, SummaryDraft, check)
+
+    async def aclose(self) -> None:
+        """Close the SDK client if this reasoner created it."""
+        if self._owns_client:
+            await self._client.close()
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    async def _structured(
+        self, messages: list[Message], model: type[T], check: Callable[[T], T]
+    ) -> T:
+        async def ask(conversation: list[Message]) -> str:
+            return await self._ask(conversation, model)
+
+        return await complete_structured(
+            ask, messages, model, max_repairs=self.max_repairs, check=check
+        )
+
+    async def _ask(self, messages: list[Message], model: type[BaseModel]) -> str:
+        """Send one chat completions request; return the answer text."""
+        try:
+            completion = await self._create(messages, model, self._format_mode)
+        except openai.BadRequestError as first:
+            if self._format_mode != "json_schema":
+                raise self._translate(first) from first
+            # The endpoint may not know json_schema (older vLLM, some proxies): JSON mode.
+            try:
+                completion = await self._create(messages, model, "json_object")
+            except openai.OpenAIError as exc:
+                raise self._translate(exc) from exc
+            self._format_mode = "json_object"
+        except openai.OpenAIError as exc:
+            raise self._translate(exc) from exc
+        if not completion.choices:
+            raise ReasonerError(f"{self.name}: the endpoint returned no choices")
+        message = completion.choices[0].message
+        refusal = getattr(message, "refusal", None)
+        if refusal:
+            raise ReasonerError(f"{self.name}: the model refused the task: {refusal}")
+        return message.content or ""
+
+    async def _create(self, messages: list[Message], model: type[BaseModel], mode: str) -> Any:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "response_format": response_format(model, mode=mode),
+        }
+        if self.temperature is not None:
+            params["temperature"] = self.temperature
+        return await self._client.chat.completions.create(**params)
+
+    def _translate(self, exc: Exception) -> ReasonerError:
+        if isinstance(exc, openai.APIStatusError):
+            detail = _error_message(exc)
+            kind = type(exc).__name__
+            return ReasonerError(f"{self.name}: HTTP {exc.status_code} ({kind}): {detail}")
+        if isinstance(exc, openai.APITimeoutError):
+            return ReasonerError(f"{self.name}: the request timed out")
+        if isinstance(exc, openai.APIConnectionError):
+            return ReasonerError(f"{self.name}: cannot reach the endpoint: {exc}")
+        return ReasonerError(f"{self.name}: {type(exc).__name__}: {exc}")
+
+
+def _error_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return str(exc.message)
+
+
+def _keep_known(ids: Sequence[str], known: set[str]) -> list[str]:
+    """``ids`` that are in ``known``, first occurrence order, brackets and spaces stripped."""
+    out: list[str] = []
+    for raw in ids:
+        clean = raw.strip().strip("[]").strip()
+        if clean in known and clean not in out:
+            out.append(clean)
+    return out
+
+
+def _iso_date(value: str | None) -> str | None:
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(value.strip()[:10]).isoformat()
+    except ValueError:
+        return None
+
+
+def _fit(text: str, max_tokens: int) -> str:
+    text = text.strip()
+    return text if count_tokens(text) <= max_tokens else truncate_tokens(text, max_tokens)
+
+
+def _check_budget(max_tokens: int) -> None:
+    if max_tokens <= 0:
+        raise InvalidInputError(f"max_tokens must be > 0, got {max_tokens}")
