@@ -81,7 +81,8 @@ class Reasoner(ABC):
         Args:
             previous: the existing summary text, or ``None`` for a new thread.
             turns: only the turns newer than the summary's watermark.
-            max_tokens: budget for the returned text (whitespace tokens x 1.3 estimate).
+            max_tokens: budget for the returned text (tokens as counted by
+                :func:`agent_memory.tokens.count_tokens`).
 
         Raises:
             ReasonerError: the step failed (MalformedOutputError for invalid LLM output).

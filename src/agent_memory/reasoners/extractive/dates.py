@@ -1,0 +1,355 @@
+"""Relative date resolution: "yesterday" said on 8 May 2023 becomes "on 7 May 2023".
+
+Pure functions, no I/O, no third-party parser (dateparser is too slow for the ingest bar).
+:func:`resolve_dates` scans a text once with one precompiled pattern and rewrites every
+relative expression it can anchor to the reference date (the turn's ``created_at``) into an
+absolute phrase, returning the rewritten text and the dates found.
+
+Expressions and their rewrites (reference: Monday 8 May 2023)::
+
+    yesterday / today / tomorrow          on 7 May 2023 / on 8 May 2023 / on 9 May 2023
+    tonight, last night, this morning     on the night of 8 May 2023, on the night of 7 May ...
+    last / this / next week               the week before / the week of / the week after 8 May 2023
+    last / next weekend                   the weekend before / the weekend after 8 May 2023
+    this weekend                          past tense: the weekend before 8 May 2023;
+                                          otherwise: on the weekend of 13 May 2023
+    last / this / next month              in April 2023 / in May 2023 / in June 2023
+    last / this / next year               in 2022 / in 2023 / in 2024
+    last / this / next Friday             on Friday 5 May 2023 / (tense-dependent) / on Friday 12 May 2023
+    3 days ago, a couple of days ago      on 5 May 2023, on 6 May 2023
+    a week ago, two weeks ago             the week before 8 May 2023, two weeks before 8 May 2023
+    a month ago, 3 months ago, a year ago in April 2023, in February 2023, in 2022
+    in 2 days, in two weeks, in a month   on 10 May 2023, two weeks after 8 May 2023, in June 2023
+    a few days ago, in a few weeks        a few days before 8 May 2023, a few weeks after 8 May 2023
+    the other day                         a few days before 8 May 2023 (no date: too vague)
+
+"recently" and other vague words are left as they are. A leading "on"/"in" is dropped after a
+preposition ("since last year" -> "since 2022"). Explicit dates ("May 5, 2023", "5th of May",
+"in 2019") are not rewritten but give a date (the reference year when none is stated).
+
+Ambiguities are settled one way, documented here: "next Friday" is the first Friday after the
+reference day; "this Friday" and "this weekend" look back when the text is in the past tense;
+"a few" counts as 3 and "a couple" as 2 when a date is needed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from .sentences import word_set
+
+MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTH_INDEX = {name.lower(): i + 1 for i, name in enumerate(MONTHS)}
+_MONTH_INDEX.update({name.lower()[:3]: i + 1 for i, name in enumerate(MONTHS)})
+_MONTH_INDEX["sept"] = 9
+_WEEKDAY_INDEX = {name.lower(): i for i, name in enumerate(WEEKDAYS)}
+
+_NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}
+_VAGUE_COUNTS = {"a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3}
+_COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
+                8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+
+_NUM = (r"(?:a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|three|four|five|six|"
+        r"seven|eight|nine|ten|eleven|twelve|\d{1,3})")
+_UNIT = r"(?:day|week|month|year)s?"
+_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_PART = r"(?:morning|afternoon|evening|night)"
+_MONTH_NAME = (r"(?-i:January|February|March|April|May|June|July|August|September|October|"
+               r"November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)")
+_NOT_POSSESSIVE = r"(?!['\u2019]s\b)"
+
+_PATTERN = re.compile(
+    r"\b(?:"
+    rf"(?P<ago>(?P<ago_n>{_NUM})\s+(?P<ago_unit>{_UNIT})\s+ago)"
+    rf"|(?P<inn>in\s+(?P<in_n>{_NUM})\s+(?P<in_unit>{_UNIT}))"
+    rf"|(?<!\bthe\s)(?P<rel>(?P<rel_mod>last|this|next)\s+"
+    rf"(?P<rel_unit>weekend|week|month|year|{_WEEKDAY}|{_PART}))"
+    rf"|(?P<day>(?P<day_word>yesterday|today|tonight|tomorrow)(?:\s+(?P<day_part>{_PART}))?)"
+    r"|(?P<other>the\s+other\s+day)"
+    rf"|(?P<md>(?P<md_month>{_MONTH_NAME})\.?\s+(?P<md_day>\d{{1,2}})(?:st|nd|rd|th)?\b"
+    r"(?:,?\s+(?P<md_year>(?:19|20)\d\d))?)"
+    rf"|(?P<dm>(?P<dm_day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<dm_month>{_MONTH_NAME})\b"
+    r"(?:,?\s+(?P<dm_year>(?:19|20)\d\d))?)"
+    r"|(?P<yr>(?<=\bin\s)(?P<yr_value>(?:19|20)\d\d))"
+    rf")\b{_NOT_POSSESSIVE}",
+    re.IGNORECASE,
+)
+_PREPOSITIONS = word_set(
+    "on in since by until till from before after during of for over at around about starting"
+)
+_PREV_WORD = re.compile(r"(\w+)\s*$")
+_PAST_TENSE = re.compile(
+    r"\b(?:was|were|went|had|did|got|made|took|saw|came|felt|found|told|said|"
+    r"\w{3,}ed)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DateMention:
+    """One date expression found in a text.
+
+    Attributes:
+        phrase: the expression as written.
+        replacement: the absolute phrase put in its place (equal to ``phrase`` when kept).
+        date: the day it points at (a representative day for weeks, months, years), or
+            ``None`` when too vague to date.
+        precision: ``day``, ``week``, ``weekend``, ``month``, ``year`` or ``approx``.
+        start / end: character offsets of ``phrase`` in the input text.
+    """
+
+    phrase: str
+    replacement: str
+    date: date | None
+    precision: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedText:
+    """The result of :func:`resolve_dates`.
+
+    Attributes:
+        text: the input with relative expressions rewritten to absolute ones.
+        date: the first date found (``None`` when nothing could be dated).
+        mentions: every expression found, in text order.
+    """
+
+    text: str
+    date: date | None
+    mentions: tuple[DateMention, ...]
+
+
+def format_day(day: date) -> str:
+    """``date(2023, 5, 7)`` -> ``"7 May 2023"`` (no leading zero, English month name)."""
+    return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
+
+
+def format_weekday(day: date) -> str:
+    """``date(2023, 5, 6)`` -> ``"Saturday 6 May 2023"``."""
+    return f"{WEEKDAYS[day.weekday()]} {format_day(day)}"
+
+
+def format_month(day: date) -> str:
+    """``date(2023, 5, 7)`` -> ``"May 2023"``."""
+    return f"{MONTHS[day.month - 1]} {day.year}"
+
+
+def add_months(day: date, months: int) -> date:
+    """Shift ``day`` by ``months`` calendar months (negative goes back), clamping the day.
+
+    ``add_months(date(2023, 3, 31), -1)`` is ``date(2023, 2, 28)``.
+    """
+    index = day.year * 12 + (day.month - 1) + months
+    year, month = divmod(index, 12)
+    month += 1
+    for candidate in (day.day, 30, 29, 28):
+        try:
+            return date(year, month, min(day.day, candidate))
+        except ValueError:
+            continue
+    raise AssertionError("unreachable: day 28 exists in every month")
+
+
+def _count(word: str) -> tuple[int, bool]:
+    """Parse a quantity; returns (value, vague) where vague marks "a few"/"a couple"."""
+    key = " ".join(word.lower().split())
+    if key in _VAGUE_COUNTS:
+        return _VAGUE_COUNTS[key], key.endswith("few")
+    if key.isdigit():
+        return int(key), False
+    return _NUMBER_WORDS[key], False
+
+
+def _spoken(word: str, value: int) -> str:
+    """The count as it should read in a rewrite ("2" -> "two", "a few" kept)."""
+    key = " ".join(word.lower().split())
+    if key in _VAGUE_COUNTS:
+        return key if key.startswith("a ") else f"a {key}"
+    return _COUNT_WORDS.get(value, str(value))
+
+
+def _weekend_start(day: date) -> date:
+    """The Saturday of the weekend ``day`` is in, or of the coming weekend on a weekday."""
+    weekday = day.weekday()
+    if weekday == 6:
+        return day - timedelta(days=1)
+    return day + timedelta(days=5 - weekday)
+
+
+def _ago_or_ahead(
+    word: str, unit: str, ref: date, sign: int
+) -> tuple[str, date | None, str]:
+    """Rewrite "N units ago" (sign -1) or "in N units" (sign +1)."""
+    value, vague = _count(word)
+    unit = unit.lower().rstrip("s")
+    relation = "before" if sign < 0 else "after"
+    if unit == "day":
+        target = ref + timedelta(days=sign * value)
+        if vague:
+            return f"{_spoken(word, value)} days {relation} {format_day(ref)}", target, "approx"
+        return f"on {format_day(target)}", target, "day"
+    if unit == "week":
+        target = ref + timedelta(weeks=sign * value)
+        if value == 1 and not vague:
+            return f"the week {relation} {format_day(ref)}", target, "week"
+        return (f"{_spoken(word, value)} weeks {relation} {format_day(ref)}", target,
+                "approx" if vague else "week")
+    if unit == "month":
+        target = add_months(ref, sign * value)
+        if vague:
+            return f"{_spoken(word, value)} months {relation} {format_month(ref)}", target, "approx"
+        return f"in {format_month(target)}", target.replace(day=1), "month"
+    target = date(ref.year + sign * value, 1, 1)
+    if vague:
+        return f"{_spoken(word, value)} years {relation} {ref.year}", target, "approx"
+    return f"in {target.year}", target, "year"
+
+
+def _relative(mod: str, unit: str, ref: date, past: bool) -> tuple[str, date, str] | None:
+    """Rewrite "last|this|next <unit>"; ``None`` for combinations left alone ("next night")."""
+    mod, unit = mod.lower(), unit.lower()
+    step = {"last": -1, "this": 0, "next": 1}[mod]
+    if unit == "week":
+        target = ref + timedelta(weeks=step)
+        label = {-1: "the week before", 0: "the week of", 1: "the week after"}[step]
+        return f"{label} {format_day(ref)}", target, "week"
+    if unit == "weekend":
+        current = _weekend_start(ref)
+        in_weekend = ref.weekday() >= 5
+        previous = current - timedelta(days=7)
+        if step < 0 or (step == 0 and past and not in_weekend):
+            return f"the weekend before {format_day(ref)}", previous, "weekend"
+        if step == 0:
+            return f"on the weekend of {format_day(current)}", current, "weekend"
+        following = current + timedelta(days=7) if in_weekend else current
+        return f"the weekend after {format_day(ref)}", following, "weekend"
+    if unit == "month":
+        target = add_months(ref.replace(day=1), step)
+        return f"in {format_month(target)}", target, "month"
+    if unit == "year":
+        return f"in {ref.year + step}", date(ref.year + step, 1, 1), "year"
+    if unit in _WEEKDAY_INDEX:
+        delta = _WEEKDAY_INDEX[unit] - ref.weekday()
+        if step < 0 or (step == 0 and past):
+            delta = delta - 7 if delta > 0 else delta
+            if step < 0 and delta == 0:
+                delta = -7
+        else:
+            delta = delta + 7 if delta < 0 else delta
+            if step > 0 and delta == 0:
+                delta = 7
+        target = ref + timedelta(days=delta)
+        return f"on {format_weekday(target)}", target, "day"
+    # parts of the day: only "last night" and "this morning|afternoon|evening|night" make sense
+    if (step < 0 and unit == "night") or (step == 0 and unit != "night"):
+        target = ref + timedelta(days=step)
+        return f"on the {unit} of {format_day(target)}", target, "day"
+    if step == 0:
+        return f"on the night of {format_day(ref)}", ref, "day"
+    return None
+
+
+def _day_word(word: str, part: str | None, ref: date) -> tuple[str, date, str]:
+    offset = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}[word.lower()]
+    target = ref + timedelta(days=offset)
+    if word.lower() == "tonight":
+        part = part or "night"
+    if part:
+        return f"on the {part.lower()} of {format_day(target)}", target, "day"
+    return f"on {format_day(target)}", target, "day"
+
+
+def _explicit(month: str, day: str, year: str | None, ref: date) -> date | None:
+    try:
+        return date(int(year) if year else ref.year, _MONTH_INDEX[month.lower()], int(day))
+    except (ValueError, KeyError):
+        return None
+
+
+def _rewrite(match: re.Match[str], ref: date, past: bool) -> tuple[str, date | None, str] | None:
+    """The (replacement, date, precision) of one match; ``None`` to leave it alone."""
+    g = match.group
+    phrase = match.group(0)
+    if g("ago"):
+        return _ago_or_ahead(g("ago_n"), g("ago_unit"), ref, -1)
+    if g("inn"):
+        return _ago_or_ahead(g("in_n"), g("in_unit"), ref, 1)
+    if g("rel"):
+        return _relative(g("rel_mod"), g("rel_unit"), ref, past)
+    if g("day"):
+        return _day_word(g("day_word"), g("day_part"), ref)
+    if g("other"):
+        return f"a few days before {format_day(ref)}", None, "approx"
+    if g("md"):
+        found = _explicit(g("md_month"), g("md_day"), g("md_year"), ref)
+        return (phrase, found, "day") if found else None
+    if g("dm"):
+        found = _explicit(g("dm_month"), g("dm_day"), g("dm_year"), ref)
+        return (phrase, found, "day") if found else None
+    if g("yr"):
+        return phrase, date(int(g("yr_value")), 1, 1), "year"
+    return None
+
+
+def resolve_dates(text: str, reference: datetime | date) -> ResolvedText:
+    """Rewrite the relative date expressions of ``text`` against ``reference``.
+
+    Args:
+        text: any sentence or paragraph.
+        reference: when the text was said (the turn's ``created_at``; an aware datetime is
+            read in its own timezone, UTC for turns).
+
+    Returns:
+        The rewritten text, the first date found and every mention (see the module docstring
+        for the expressions and their rewrites). Text without date expressions comes back
+        unchanged.
+    """
+    ref = reference.date() if isinstance(reference, datetime) else reference
+    matches = list(_PATTERN.finditer(text))
+    if not matches:
+        return ResolvedText(text, None, ())
+    past = _PAST_TENSE.search(text) is not None
+    pieces: list[str] = []
+    mentions: list[DateMention] = []
+    cursor = 0
+    for match in matches:
+        result = _rewrite(match, ref, past)
+        if result is None:
+            continue
+        replacement, day, precision = result
+        before = text[cursor:match.start()]
+        if replacement != match.group(0):
+            replacement = _fit(replacement, text, match.start())
+        pieces.append(before)
+        pieces.append(replacement)
+        cursor = match.end()
+        mentions.append(
+            DateMention(match.group(0), replacement, day, precision, match.start(), match.end())
+        )
+    pieces.append(text[cursor:])
+    first = next((m.date for m in mentions if m.date is not None), None)
+    return ResolvedText("".join(pieces), first, tuple(mentions))
+
+
+def _fit(replacement: str, text: str, start: int) -> str:
+    """Drop a leading on/in after a preposition; capitalise at the start of a sentence."""
+    previous = _PREV_WORD.search(text, max(0, start - 24), start)
+    if previous and previous.group(1).lower() in _PREPOSITIONS:
+        head, _, rest = replacement.partition(" ")
+        if head in ("on", "in") and rest:
+            replacement = rest
+    stripped = text[:start].rstrip()
+    if not stripped or stripped[-1] in ".!?\n":
+        replacement = replacement[0].upper() + replacement[1:]
+    return replacement

@@ -1,0 +1,254 @@
+"""Extractive thread summaries and user profiles under a token budget.
+
+Both summaries are made the same way: the previous summary is split back into sentences, the
+new material is split into sentences, and all of them compete on salience
+(:func:`.sentences.salience`, centroid TF-IDF). The most salient sentences are taken greedily
+while the budget (:func:`agent_memory.tokens.count_tokens`) allows, skipping filler and
+near-duplicates of a sentence already taken, then put back in chronological order. So a summary
+never outgrows its budget however many times it is updated, and it keeps the most salient of
+its old content.
+
+Layout: one line per speaker run, ``"Caroline: I went to a LGBTQ support group on 7 May 2023.
+It was so powerful."``, so the summary says who said what; relative dates in new turns are
+resolved against each turn's ``created_at`` (:mod:`.dates`). Lines without a ``Name:`` prefix
+(material from other reasoners, facts) are kept as plain sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...errors import InvalidInputError
+from ...models import Turn
+from ...tokens import count_tokens, truncate_tokens
+from ..base import SummaryDraft
+from .dates import MONTHS, WEEKDAYS, resolve_dates
+from .facts import speaker_name
+from .sentences import FILLER, STOPWORDS, content_terms, jaccard, salience, split_sentences
+
+_PREFIX = re.compile(r"^(?P<name>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}):\s+(?P<body>\S.*)$")
+_CALENDAR_WORDS = frozenset(
+    m.lower() for m in (*MONTHS, *WEEKDAYS, "week", "weekend", "month", "year", "today")
+)
+_TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[^\sA-Za-z]+")
+
+DUPLICATE_THRESHOLD = 0.8
+"""Jaccard overlap of content terms above which a sentence repeats one already kept."""
+NEWER_WINS_THRESHOLD = 0.6
+"""Jaccard overlap above which :func:`summarize_items` treats two sentences as one statement
+and keeps only the newer."""
+
+
+@dataclass(slots=True)
+class _Candidate:
+    """One sentence competing for a place in a summary."""
+
+    speaker: str | None
+    body: str
+    order: int
+    turn_id: str | None = None
+    terms: tuple[str, ...] = ()
+    score: float = 0.0
+
+    @property
+    def cost(self) -> int:
+        """Tokens this sentence adds, counting its own speaker prefix (an upper bound)."""
+        prefix = count_tokens(f"{self.speaker}:") if self.speaker else 0
+        return prefix + count_tokens(self.body)
+
+
+def _previous_candidates(previous: str | None) -> list[_Candidate]:
+    """Split a stored summary back into sentences, keeping each line's speaker prefix."""
+    if not previous or not previous.strip():
+        return []
+    candidates: list[_Candidate] = []
+    for line in previous.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        match = _PREFIX.match(line)
+        speaker, body = (match.group("name"), match.group("body")) if match else (None, line)
+        for sentence in split_sentences(body):
+            candidates.append(_Candidate(speaker, sentence, len(candidates)))
+    return candidates
+
+
+def _select(candidates: list[_Candidate], max_tokens: int) -> list[_Candidate]:
+    """Take the most salient candidates within ``max_tokens``, in chronological order."""
+    ranked = sorted(candidates, key=lambda c: (-c.score, -c.order))
+    chosen: list[_Candidate] = []
+    remaining = max_tokens
+    for candidate in ranked:
+        if candidate.score < 0 and chosen:
+            break  # filler only fills an otherwise empty summary
+        cost = candidate.cost
+        if cost > remaining:
+            continue
+        if any(jaccard(candidate.terms, c.terms) >= DUPLICATE_THRESHOLD for c in chosen
+               if candidate.terms):
+            continue
+        chosen.append(candidate)
+        remaining -= cost
+    chosen.sort(key=lambda c: c.order)
+    return chosen
+
+
+def _render(chosen: Sequence[_Candidate]) -> str:
+    """One line per run of consecutive sentences by the same speaker."""
+    lines: list[str] = []
+    current: str | None = None
+    for candidate in chosen:
+        if lines and candidate.speaker is not None and candidate.speaker == current:
+            lines[-1] = f"{lines[-1]} {candidate.body}"
+        else:
+            prefix = f"{candidate.speaker}: " if candidate.speaker else ""
+            lines.append(prefix + candidate.body)
+        current = candidate.speaker
+    return "\n".join(lines)
+
+
+def key_topics(texts: Sequence[str], names: Sequence[str] = (), limit: int = 5) -> list[str]:
+    """Up to ``limit`` topic phrases: repeated content bigrams first, then frequent words.
+
+    A bigram is two adjacent content words (no stopword, filler, name, calendar word or
+    punctuation between);
+    it counts when seen at least twice. Words follow by frequency (ties: first seen), skipping
+    words already inside a chosen bigram. Phrases are lower-cased.
+    """
+    excluded = name_forms(set(names)) | _CALENDAR_WORDS
+    unigrams: Counter[str] = Counter()
+    bigrams: Counter[str] = Counter()
+    for text in texts:
+        previous: str | None = None
+        for token in _TOPIC_WORD.findall(text.replace("\u2019", "'")):
+            word = token.lower()
+            if (not word[0].isalpha() or word in STOPWORDS or word in FILLER
+                    or word in excluded or len(word) < 3 or "'" in word):
+                previous = None
+                continue
+            unigrams[word] += 1
+            if previous is not None:
+                bigrams[f"{previous} {word}"] += 1
+            previous = word
+    topics = [b for b, n in bigrams.most_common() if n >= 2][:limit]
+    covered = {w for b in topics for w in b.split()}
+    for word, _count in unigrams.most_common():
+        if len(topics) >= limit:
+            break
+        if word not in covered:
+            topics.append(word)
+    return topics
+
+
+def _check_budget(max_tokens: int) -> None:
+    if not isinstance(max_tokens, int) or max_tokens < 1:
+        raise InvalidInputError(f"max_tokens must be a positive integer, got {max_tokens!r}")
+
+
+def _finish(candidates: list[_Candidate], max_tokens: int, names: set[str]) -> SummaryDraft:
+    chosen = _select(candidates, max_tokens)
+    if not chosen:  # every sentence is longer than the budget: cut the most salient one
+        best = max(candidates, key=lambda c: (c.score, c.order))
+        text = truncate_tokens(_render([best]), max_tokens) or truncate_tokens(best.body, 1)
+        evidence = [best.turn_id] if best.turn_id else []
+        return SummaryDraft(text=text, key_topics=key_topics([best.body], sorted(names)),
+                            evidence=evidence)
+    evidence: list[str] = []
+    for candidate in chosen:
+        if candidate.turn_id and candidate.turn_id not in evidence:
+            evidence.append(candidate.turn_id)
+    return SummaryDraft(
+        text=_render(chosen),
+        key_topics=key_topics([c.body for c in candidates], sorted(names)),
+        evidence=evidence,
+    )
+
+
+def name_forms(names: set[str]) -> set[str]:
+    """Lower-cased names, their words and their prefixes of 3+ letters ("mel" for Melanie),
+    so that speakers addressing each other do not count as content."""
+    forms: set[str] = set()
+    for name in names:
+        for part in name.lower().split():
+            forms.update(part[:k] for k in range(3, len(part) + 1))
+    return forms
+
+
+def _score(candidates: list[_Candidate], names: set[str]) -> None:
+    lowered = name_forms(names)
+    for candidate in candidates:
+        candidate.terms = tuple(content_terms(candidate.body, lowered))
+    scores = salience([c.body for c in candidates], [c.terms for c in candidates], lowered)
+    for candidate, score in zip(candidates, scores, strict=True):
+        candidate.score = score
+
+
+def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int) -> SummaryDraft:
+    """Fold ``turns`` (oldest first) into the ``previous`` thread summary.
+
+    Args:
+        previous: the stored summary text, or ``None``.
+        turns: the turns newer than the summary's watermark.
+        max_tokens: budget of the returned text (:func:`agent_memory.tokens.count_tokens`).
+
+    Returns:
+        A :class:`SummaryDraft`: the text (``count_tokens(text) <= max_tokens``), up to 5 key
+        topics and the ids of the new turns whose sentences were kept.
+
+    Raises:
+        InvalidInputError: ``max_tokens`` < 1, or there is nothing to summarize.
+    """
+    _check_budget(max_tokens)
+    candidates = _previous_candidates(previous)
+    names = {c.speaker for c in candidates if c.speaker}
+    for turn in turns:
+        name = speaker_name(turn)
+        names.add(name)
+        for sentence in split_sentences(turn.content):
+            body = resolve_dates(sentence, turn.created_at).text
+            candidates.append(_Candidate(name, body, len(candidates), turn.id))
+    if not candidates:
+        raise InvalidInputError("nothing to summarize: no previous summary and no turns")
+    _score(candidates, names)
+    return _finish(candidates, max_tokens, names)
+
+
+def summarize_items(previous: str | None, items: Sequence[str], max_tokens: int) -> SummaryDraft:
+    """Merge ``items`` (thread summaries, facts; oldest first) into the ``previous`` profile.
+
+    Newer wins: of two sentences whose content terms overlap by at least
+    :data:`NEWER_WINS_THRESHOLD` (Jaccard), only the later one competes. Later sentences also
+    get a small recency bonus (up to +0.05) so new information is preferred at equal salience.
+
+    Returns:
+        A :class:`SummaryDraft` within ``max_tokens``; ``evidence`` is empty (items carry no
+        turn ids; the pipeline keeps the source ids).
+
+    Raises:
+        InvalidInputError: ``max_tokens`` < 1, or there is nothing to summarize.
+    """
+    _check_budget(max_tokens)
+    candidates = _previous_candidates(previous)
+    for item in items:
+        for parsed in _previous_candidates(item):
+            candidates.append(_Candidate(parsed.speaker, parsed.body, len(candidates)))
+    if not candidates:
+        raise InvalidInputError("nothing to summarize: no previous profile and no items")
+    names = {c.speaker for c in candidates if c.speaker}
+    _score(candidates, names)
+    kept: list[_Candidate] = []
+    for candidate in reversed(candidates):  # newest first: it shadows older near-duplicates
+        if candidate.terms and any(
+            jaccard(candidate.terms, newer.terms) >= NEWER_WINS_THRESHOLD for newer in kept
+        ):
+            continue
+        kept.append(candidate)
+    kept.reverse()
+    total = len(candidates)
+    for candidate in kept:
+        if candidate.score >= 0:
+            candidate.score += 0.05 * (candidate.order + 1) / total
+    return _finish(kept, max_tokens, names)

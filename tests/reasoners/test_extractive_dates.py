@@ -1,0 +1,179 @@
+"""Relative date resolution of the extractive reasoner (pure functions, no data needed)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta, timezone
+
+import pytest
+
+from agent_memory.reasoners.extractive.dates import (
+    add_months,
+    format_day,
+    format_weekday,
+    resolve_dates,
+)
+
+MON_8_MAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # LoCoMo conv-26 session 1, a Monday
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_text", "expected_date"),
+    [
+        ("I went to a LGBTQ support group yesterday.",
+         "I went to a LGBTQ support group on 7 May 2023.", date(2023, 5, 7)),
+        ("Yesterday I ran.", "On 7 May 2023 I ran.", date(2023, 5, 7)),
+        ("I'm free today", "I'm free on 8 May 2023", date(2023, 5, 8)),
+        ("See you tomorrow!", "See you on 9 May 2023!", date(2023, 5, 9)),
+        ("We're out tonight", "We're out on the night of 8 May 2023", date(2023, 5, 8)),
+        ("I slept badly last night", "I slept badly on the night of 7 May 2023",
+         date(2023, 5, 7)),
+        ("I baked this morning", "I baked on the morning of 8 May 2023", date(2023, 5, 8)),
+        ("tomorrow evening works", "On the evening of 9 May 2023 works", date(2023, 5, 9)),
+        ("I met her last week", "I met her the week before 8 May 2023", date(2023, 5, 1)),
+        ("busy this week", "busy the week of 8 May 2023", date(2023, 5, 8)),
+        ("I start next week", "I start the week after 8 May 2023", date(2023, 5, 15)),
+        ("We went camping last weekend", "We went camping the weekend before 8 May 2023",
+         date(2023, 5, 6)),
+        ("We go camping next weekend", "We go camping the weekend after 8 May 2023",
+         date(2023, 5, 13)),
+        ("I moved last month", "I moved in April 2023", date(2023, 4, 1)),
+        ("due this month", "due in May 2023", date(2023, 5, 1)),
+        ("I retire next month", "I retire in June 2023", date(2023, 6, 1)),
+        ("I painted it last year", "I painted it in 2022", date(2022, 1, 1)),
+        ("a big one this year", "a big one in 2023", date(2023, 1, 1)),
+        ("maybe next year", "maybe in 2024", date(2024, 1, 1)),
+        ("I saw it last Friday", "I saw it on Friday 5 May 2023", date(2023, 5, 5)),
+        ("I'll call next Friday", "I'll call on Friday 12 May 2023", date(2023, 5, 12)),
+        ("It was last Monday", "It was on Monday 1 May 2023", date(2023, 5, 1)),
+        ("see you next Monday", "see you on Monday 15 May 2023", date(2023, 5, 15)),
+        ("I went 3 days ago", "I went on 5 May 2023", date(2023, 5, 5)),
+        ("I went three days ago", "I went on 5 May 2023", date(2023, 5, 5)),
+        ("a couple of days ago I fell", "On 6 May 2023 I fell", date(2023, 5, 6)),
+        ("I left a week ago", "I left the week before 8 May 2023", date(2023, 5, 1)),
+        ("two weeks ago I met him", "Two weeks before 8 May 2023 I met him",
+         date(2023, 4, 24)),
+        ("I quit a month ago", "I quit in April 2023", date(2023, 4, 1)),
+        ("I quit 3 months ago", "I quit in February 2023", date(2023, 2, 1)),
+        ("I married ten years ago", "I married in 2013", date(2013, 1, 1)),
+        ("a year ago", "In 2022", date(2022, 1, 1)),
+        ("a few days ago", "A few days before 8 May 2023", date(2023, 5, 5)),
+        ("a few years ago", "A few years before 2023", date(2020, 1, 1)),
+        ("I'll be back in 2 days", "I'll be back on 10 May 2023", date(2023, 5, 10)),
+        ("in two weeks", "Two weeks after 8 May 2023", date(2023, 5, 22)),
+        ("back in a week", "back the week after 8 May 2023", date(2023, 5, 15)),
+        ("done in a month", "done in June 2023", date(2023, 6, 1)),
+        ("since last year", "since 2022", date(2022, 1, 1)),
+        ("until tomorrow", "until 9 May 2023", date(2023, 5, 9)),
+        ("I moved here in 2019", "I moved here in 2019", date(2019, 1, 1)),
+        ("we met on May 5, 2021", "we met on May 5, 2021", date(2021, 5, 5)),
+        ("the party is on 20th of June", "the party is on 20th of June", date(2023, 6, 20)),
+    ],
+)
+def test_rewrites_and_dates(text: str, expected_text: str, expected_date: date) -> None:
+    resolved = resolve_dates(text, MON_8_MAY)
+    assert resolved.text == expected_text
+    assert resolved.date == expected_date
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've done it recently",
+        "in the last week things changed",
+        "for the next year I travel",
+        "this year's festival was fun",
+        "I may 2 do it",
+        "Last time was fun",
+        "nothing dated here at all",
+    ],
+)
+def test_vague_or_unrelated_text_is_unchanged(text: str) -> None:
+    resolved = resolve_dates(text, MON_8_MAY)
+    assert resolved.text == text
+    assert resolved.date is None
+
+
+def test_the_other_day_is_anchored_but_not_dated() -> None:
+    resolved = resolve_dates("I saw her the other day", MON_8_MAY)
+    assert resolved.text == "I saw her a few days before 8 May 2023"
+    assert resolved.date is None
+    assert resolved.mentions[0].precision == "approx"
+
+
+def test_this_weekend_depends_on_tense() -> None:
+    past = resolve_dates("I went hiking this weekend", MON_8_MAY)
+    future = resolve_dates("I'm going hiking this weekend", MON_8_MAY)
+    assert past.text == "I went hiking the weekend before 8 May 2023"
+    assert past.date == date(2023, 5, 6)
+    assert future.text == "I'm going hiking on the weekend of 13 May 2023"
+    assert future.date == date(2023, 5, 13)
+
+
+def test_weekend_said_on_a_sunday() -> None:
+    sunday = datetime(2023, 5, 14, 9, 0, tzinfo=UTC)
+    assert resolve_dates("fun this weekend", sunday).date == date(2023, 5, 13)
+    assert resolve_dates("fun last weekend", sunday).date == date(2023, 5, 6)
+    assert resolve_dates("fun next weekend", sunday).date == date(2023, 5, 20)
+
+
+def test_weekday_arithmetic_over_a_whole_week() -> None:
+    start = date(2023, 5, 1)  # Monday
+    for offset in range(7):
+        ref = start + timedelta(days=offset)
+        last = resolve_dates("last Wednesday", ref).date
+        nxt = resolve_dates("next Wednesday", ref).date
+        assert last is not None and nxt is not None
+        assert last.weekday() == 2 and nxt.weekday() == 2
+        assert 1 <= (ref - last).days <= 7
+        assert 1 <= (nxt - ref).days <= 7
+
+
+def test_this_weekday_looks_back_in_the_past_tense() -> None:
+    thursday = date(2023, 5, 11)
+    assert resolve_dates("I went there this Monday", thursday).date == date(2023, 5, 8)
+    assert resolve_dates("I go there this Saturday", thursday).date == date(2023, 5, 13)
+
+
+@pytest.mark.parametrize(
+    ("ref", "text", "expected_text"),
+    [
+        (date(2023, 1, 1), "yesterday", "On 31 December 2022"),
+        (date(2023, 12, 31), "tomorrow", "On 1 January 2024"),
+        (date(2023, 1, 15), "last month", "In December 2022"),
+        (date(2023, 12, 2), "next month", "In January 2024"),
+        (date(2024, 3, 1), "yesterday", "On 29 February 2024"),
+        (date(2023, 3, 1), "yesterday", "On 28 February 2023"),
+        (date(2023, 1, 3), "last week", "The week before 3 January 2023"),
+        (date(2023, 2, 10), "two months ago", "In December 2022"),
+        (date(2024, 1, 2), "last year", "In 2023"),
+        (date(2023, 1, 2), "last Saturday", "On Saturday 31 December 2022"),
+    ],
+)
+def test_month_and_year_boundaries(ref: date, text: str, expected_text: str) -> None:
+    assert resolve_dates(text, ref).text == expected_text
+
+
+def test_add_months_clamps_the_day() -> None:
+    assert add_months(date(2023, 3, 31), -1) == date(2023, 2, 28)
+    assert add_months(date(2024, 3, 31), -1) == date(2024, 2, 29)
+    assert add_months(date(2023, 1, 31), 13) == date(2024, 2, 29)
+    assert add_months(date(2023, 11, 15), 2) == date(2024, 1, 15)
+
+
+def test_formats() -> None:
+    assert format_day(date(2023, 5, 7)) == "7 May 2023"
+    assert format_weekday(date(2023, 5, 6)) == "Saturday 6 May 2023"
+
+
+def test_reference_datetime_is_read_in_its_own_timezone() -> None:
+    late = datetime(2023, 5, 8, 23, 30, tzinfo=timezone(timedelta(hours=-5)))
+    assert resolve_dates("yesterday", late).date == date(2023, 5, 7)
+
+
+def test_several_mentions_are_all_rewritten_first_date_reported() -> None:
+    resolved = resolve_dates("I moved last month and start work next week.", MON_8_MAY)
+    assert resolved.text == (
+        "I moved in April 2023 and start work the week after 8 May 2023."
+    )
+    assert resolved.date == date(2023, 4, 1)
+    assert [m.phrase for m in resolved.mentions] == ["last month", "next week"]

@@ -1,0 +1,250 @@
+"""Self-disclosure fact extraction of the extractive reasoner."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from agent_memory.models import Turn
+from agent_memory.reasoners.base import FactExtraction
+from agent_memory.reasoners.extractive import ExtractiveReasoner
+from agent_memory.reasoners.extractive.facts import (
+    categorize,
+    extract_facts,
+    facts_from_turn,
+    score_importance,
+    to_third_person,
+)
+
+LOCOMO = Path(__file__).resolve().parents[2] / "../shared/datasets/locomo/locomo_dev.json"
+WHEN = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def turn(text: str, speaker: str | None = "Caroline", role: str = "user",
+         turn_id: str = "t1", when: datetime = WHEN) -> Turn:
+    return Turn(id=turn_id, user_id="u1", thread_id="th1", role=role, speaker=speaker,
+                content=text, created_at=when)
+
+
+def texts(*turns: Turn) -> list[str]:
+    return [f.text for f in extract_facts(turns).facts]
+
+
+def locomo_session(sample_id: str, session: int) -> list[Turn]:
+    """Turns of one LoCoMo session, stamped with the session date (skips without the data)."""
+    if not LOCOMO.exists():
+        pytest.skip(f"LoCoMo dev set not found at {LOCOMO}")
+    sample = next(s for s in json.loads(LOCOMO.read_text()) if s["sample_id"] == sample_id)
+    conversation = sample["conversation"]
+    stamp = datetime.strptime(
+        conversation[f"session_{session}_date_time"], "%I:%M %p on %d %B, %Y"
+    ).replace(tzinfo=UTC)
+    turns = []
+    for seq, raw in enumerate(conversation[f"session_{session}"]):
+        content = raw["text"]
+        if raw.get("blip_caption"):
+            content = f"{content} [image: {raw['blip_caption']}]"
+        turns.append(Turn(id=raw["dia_id"], user_id=sample_id, thread_id=f"session_{session}",
+                          role="user", speaker=raw["speaker"], content=content,
+                          created_at=stamp, seq=seq))
+    return turns
+
+
+# --- rewriting -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("I am a nurse", "Caroline is a nurse"),
+        ("I'm keen on counseling", "Caroline is keen on counseling"),
+        ("I have two cats", "Caroline has two cats"),
+        ("I've been painting", "Caroline has been painting"),
+        ("I love hiking", "Caroline loves hiking"),
+        ("I really love hiking", "Caroline really loves hiking"),
+        ("I kind of like jazz", "Caroline kind of likes jazz"),
+        ("I was tired", "Caroline was tired"),
+        ("I went home", "Caroline went home"),
+        ("I finished the race", "Caroline finished the race"),
+        ("I can swim", "Caroline can swim"),
+        ("I don't eat meat", "Caroline doesn't eat meat"),
+        ("I go to church", "Caroline goes to church"),
+        ("I watch movies", "Caroline watches movies"),
+        ("I try my best", "Caroline tries Caroline's best"),
+        ("I'd love to travel", "Caroline would love to travel"),
+        ("I'd been there before", "Caroline had been there before"),
+        ("I'll start soon", "Caroline will start soon"),
+        ("My dog is old", "Caroline's dog is old"),
+        ("That book is mine", "That book is Caroline's"),
+        ("It made me proud of myself", "It made Caroline proud of themself"),
+        ("We went camping with the kids", "Caroline and family went camping with the kids"),
+        ("We're moving and our house is sold",
+         "Caroline and others are moving and their house is sold"),
+        ("Our kids love it and it makes us happy",
+         "Caroline's kids love it and it makes Caroline and family happy"),
+        ("I moved to the US", "Caroline moved to the US"),
+        ("i went out", "Caroline went out"),
+    ],
+)
+def test_third_person_rewriting(sentence: str, expected: str) -> None:
+    assert to_third_person(sentence, "Caroline") == expected
+
+
+def test_unnamed_speakers_are_the_user_or_the_assistant() -> None:
+    user = extract_facts([turn("I work as a nurse at the city hospital.", speaker=None)])
+    assert user.facts[0].text == "The user works as a nurse at the city hospital."
+    assert user.facts[0].subject == "The user"
+    inside = to_third_person("Yesterday I sold my car", "The user")
+    assert inside == "Yesterday the user sold the user's car"
+    bot = extract_facts([turn("I was trained on many public documents.", speaker=None,
+                              role="assistant")])
+    assert bot.facts[0].subject == "The assistant"
+    assert bot.facts[0].text.startswith("The assistant was trained")
+
+
+def test_brief_example_with_resolved_date() -> None:
+    facts = extract_facts([turn("I went to a LGBTQ support group yesterday and it was so powerful.",
+                                turn_id="D1:3")]).facts
+    assert len(facts) == 1
+    fact = facts[0]
+    assert fact.text == (
+        "Caroline went to a LGBTQ support group on 7 May 2023 and it was so powerful."
+    )
+    assert fact.subject == "Caroline"
+    assert fact.occurred_at == "2023-05-07"
+    assert fact.evidence == ["D1:3"]
+
+
+def test_interjections_vocatives_and_subjectless_openings() -> None:
+    facts = texts(
+        turn("Yeah, Mel, I painted that lake sunrise last year!", speaker="Melanie"),
+        turn("Gonna continue my edu and check out career options.", turn_id="t2"),
+        turn("Just got back from a long trip to Spain.", turn_id="t3", speaker="Jon"),
+    )
+    assert facts == [
+        "Melanie painted that lake sunrise in 2022.",
+        "Caroline is going to continue Caroline's edu and check out career options.",
+        "Jon just got back from a long trip to Spain.",
+    ]
+
+
+# --- filters ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What did you do last weekend?",
+        "Hey Caroline! Good to see you!",
+        "Thanks so much!",
+        "Wow, that's great!",
+        "I'm so happy for you!",
+        "I'm so proud of you.",
+        "I agree.",
+        "I love that!",
+        "I hope you have a great time with your family.",
+        "You should paint more, your colors are great.",
+        "It's special to me.",
+        "Me too!",
+        "I know, right?",
+    ],
+)
+def test_questions_greetings_reactions_and_vague_sentences_give_no_fact(text: str) -> None:
+    assert extract_facts([turn(text)]).facts == []
+
+
+def test_tool_and_system_turns_give_no_facts() -> None:
+    tool = turn("I found 3 flights to Rome.", speaker=None, role="tool")
+    system = turn("I am a helpful assistant.", speaker=None, role="system")
+    assert facts_from_turn(tool) == [] and facts_from_turn(system) == []
+
+
+def test_one_fact_per_disclosing_sentence_and_exact_duplicates_once() -> None:
+    facts = extract_facts([
+        turn("Hi! I adopted a puppy last week. What about you? My puppy is called Max.",
+             turn_id="a"),
+        turn("I adopted a puppy last week.", turn_id="b"),
+    ]).facts
+    assert [f.text for f in facts] == [
+        "Caroline adopted a puppy the week before 8 May 2023.",
+        "Caroline's puppy is called Max.",
+    ]
+    assert [f.evidence for f in facts] == [["a"], ["a"]]
+
+
+# --- scoring ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("I'm transgender and proud of my identity", "identity"),
+        ("My doctor says my anxiety is better", "health"),
+        ("My husband and kids are great", "family"),
+        ("I got promoted at my job", "work"),
+        ("I'm saving money for a mortgage", "finance"),
+        ("I'm studying for my degree at college", "education"),
+        ("I'm planning to open a bakery someday", "plan"),
+        ("I went to a concert festival yesterday", "event"),
+        ("I play guitar and love painting", "hobby"),
+        ("My favorite food is sushi", "preference"),
+        ("The sky is blue", "other"),
+    ],
+)
+def test_categories_from_the_keyword_map(text: str, category: str) -> None:
+    assert categorize(text) == category
+
+
+def test_importance_ranks_life_events_over_small_talk() -> None:
+    event = score_importance("Caroline got married to Tom in Paris on 6 May 2023.", "family", True)
+    small = score_importance("Caroline likes tea.", "preference", False)
+    assert 1 <= small < event <= 10
+    assert event >= 8
+
+
+def test_outputs_validate_and_hedges_lower_confidence() -> None:
+    plain = extract_facts([turn("I live in Boston with my two sisters.")]).facts[0]
+    hedged = extract_facts([turn("I think I might move to Denver with my sisters.")]).facts[0]
+    assert hedged.confidence < plain.confidence
+    for fact in (plain, hedged):
+        assert 0 <= fact.confidence <= 1 and 1 <= (fact.importance or 0) <= 10
+    FactExtraction.model_validate(FactExtraction(facts=[plain, hedged]).model_dump())
+
+
+async def test_reasoner_interface() -> None:
+    reasoner = ExtractiveReasoner()
+    assert reasoner.name == "extractive"
+    result = await reasoner.extract_facts([turn("I started a new job at a bank yesterday.")])
+    assert isinstance(result, FactExtraction)
+    assert result.facts[0].occurred_at == "2023-05-07"
+    assert result.facts[0].category == "work"
+
+
+# --- real conversations ----------------------------------------------------------------------
+
+@pytest.mark.dataset
+def test_locomo_conv26_session1_support_group_fact() -> None:
+    turns = locomo_session("conv-26", 1)
+    facts = extract_facts(turns).facts
+    support = [f for f in facts if "D1:3" in f.evidence]
+    assert len(support) == 1
+    assert support[0].subject == "Caroline"
+    assert "LGBTQ support group" in support[0].text
+    assert "7 May 2023" in support[0].text and support[0].occurred_at == "2023-05-07"
+    assert {f.subject for f in facts} == {"Caroline", "Melanie"}
+    # Melanie's opener "Hey Caroline! Good to see you!" and her questions give no facts
+    assert not any("Good to see you" in f.text or f.text.endswith("?") for f in facts)
+    assert any(f.subject == "Melanie" and "lake sunrise in 2022" in f.text for f in facts)
+
+
+@pytest.mark.dataset
+def test_locomo_facts_are_third_person_and_cite_their_turn() -> None:
+    turns = locomo_session("conv-30", 3)
+    by_id = {t.id: t for t in turns}
+    facts = extract_facts(turns).facts
+    assert len(facts) >= 5
+    for fact in facts:
+        assert fact.evidence[0] in by_id
+        assert fact.subject == by_id[fact.evidence[0]].speaker
+        words = fact.text.replace(",", " ").split()
+        assert not {"I", "I'm", "my", "My", "me"} & set(words), fact.text

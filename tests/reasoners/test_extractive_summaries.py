@@ -1,0 +1,223 @@
+"""Thread summaries, user profiles and sentence salience of the extractive reasoner."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from agent_memory.errors import InvalidInputError
+from agent_memory.models import Turn
+from agent_memory.reasoners.base import SummaryDraft
+from agent_memory.reasoners.extractive import ExtractiveReasoner
+from agent_memory.reasoners.extractive.sentences import salience, split_sentences
+from agent_memory.reasoners.extractive.summarize import (
+    key_topics,
+    summarize_items,
+    summarize_turns,
+)
+from agent_memory.tokens import count_tokens
+
+LOCOMO = Path(__file__).resolve().parents[2] / "../shared/datasets/locomo/locomo_dev.json"
+START = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def turn(text: str, speaker: str, turn_id: str, minutes: int = 0) -> Turn:
+    return Turn(id=turn_id, user_id="u1", thread_id="th1", role="user", speaker=speaker,
+                content=text, created_at=START + timedelta(minutes=minutes))
+
+
+CHAT = [
+    turn("Hey Jon! Good to see you!", "Gina", "g1", 0),
+    turn("Hi Gina! I lost my job as a banker last week, so I'm opening a dance studio.",
+         "Jon", "j1", 1),
+    turn("Wow, that's great!", "Gina", "g2", 2),
+    turn("I'm looking at a studio space downtown with big windows for the dance classes.",
+         "Jon", "j2", 3),
+    turn("Thanks!", "Jon", "j3", 4),
+    turn("My clothing store got its first wholesale order of 200 jackets yesterday.",
+         "Gina", "g3", 5),
+    turn("What kind of dance do you teach?", "Gina", "g4", 6),
+    turn("Contemporary dance mostly; the studio opens on 20 June.", "Jon", "j4", 7),
+]
+
+
+# --- sentences -------------------------------------------------------------------------------
+
+def test_split_sentences() -> None:
+    assert split_sentences("Hi there! I met Dr. Smith at 3.30 p.m. today. Did you? Yes.\nOk") == [
+        "Hi there!", "I met Dr. Smith at 3.30 p.m. today.", "Did you?", "Yes.", "Ok",
+    ]
+    assert split_sentences("So inspiring \U0001F4AA I emailed them.") == [
+        "So inspiring \U0001F4AA", "I emailed them.",
+    ]
+    assert split_sentences("  ") == []
+
+
+def test_salience_penalises_filler_and_rewards_central_sentences() -> None:
+    sentences = [
+        "Thanks!",
+        "Wow, that's great!",
+        "I opened a dance studio downtown for contemporary dance classes.",
+        "The dance studio has big windows.",
+        "My cat sleeps a lot.",
+    ]
+    scores = salience(sentences)
+    assert scores[0] < 0 and scores[1] < 0
+    assert scores[2] > scores[4] and scores[3] > 0
+
+
+# --- thread summaries ------------------------------------------------------------------------
+
+def test_summary_names_speakers_keeps_order_and_drops_filler() -> None:
+    draft = summarize_turns(None, CHAT, max_tokens=200)
+    lines = draft.text.splitlines()
+    assert lines[0].startswith("Jon: I lost my job as a banker the week before 8 May 2023")
+    assert any(line.startswith("Gina: My clothing store got its first wholesale order of 200 "
+                               "jackets on 7 May 2023.") for line in lines)
+    for filler in ("Good to see you", "that's great", "Thanks!"):
+        assert filler not in draft.text
+    positions = [draft.text.index(s) for s in ("banker", "studio space", "200 jackets",
+                                                "Contemporary")]
+    assert positions == sorted(positions)
+    # the question has content, so with room to spare it stays (ranked low; see next tests)
+    assert draft.evidence == ["j1", "j2", "g3", "g4", "j4"]
+    assert count_tokens(draft.text) <= 200
+
+
+def test_summary_respects_small_budgets() -> None:
+    for budget in (5, 12, 25, 40, 60):
+        draft = summarize_turns(None, CHAT, max_tokens=budget)
+        assert 1 <= count_tokens(draft.text) <= budget
+        assert set(draft.evidence) <= {t.id for t in CHAT}
+
+
+def test_tight_budget_keeps_the_most_salient_sentences() -> None:
+    draft = summarize_turns(None, CHAT, max_tokens=45)
+    assert "dance" in draft.text
+    assert "What kind of dance" not in draft.text  # a question loses to statements
+
+
+def test_incremental_summary_stays_within_budget_over_30_calls() -> None:
+    budget = 120
+    summary: str | None = None
+    for call in range(30):
+        turns = [
+            turn(f"On trip {call} I visited museum number {call} in city {call}.", "Ana",
+                 f"a{call}", call * 3),
+            turn("Cool!", "Ben", f"b{call}", call * 3 + 1),
+            turn(f"I keep training for the Boston marathon, week {call} of my plan.", "Ana",
+                 f"c{call}", call * 3 + 2),
+        ]
+        draft = summarize_turns(summary, turns, budget)
+        assert count_tokens(draft.text) <= budget
+        assert "Cool!" not in draft.text
+        summary = draft.text
+    assert summary is not None and "marathon" in summary
+    lines = summary.splitlines()
+    assert all(line.startswith("Ana: ") for line in lines)
+
+
+def test_incremental_summary_keeps_salient_old_content() -> None:
+    first = summarize_turns(None, CHAT, max_tokens=200)
+    later = [
+        turn("The dance studio lease is signed for two years.", "Jon", "j5", 60),
+        turn("Nice!", "Gina", "g5", 61),
+    ]
+    second = summarize_turns(first.text, later, max_tokens=200)
+    assert "dance studio" in second.text and "lease is signed" in second.text
+    assert "banker" in second.text  # old content survives when it still fits
+    assert second.evidence == ["j5"]  # previous-summary sentences carry no new ids
+    assert second.text.index("banker") < second.text.index("lease")
+
+
+def test_previous_summary_only_and_errors() -> None:
+    draft = summarize_turns("Ana: I moved to Lisbon in 2021.", [], max_tokens=50)
+    assert draft.text == "Ana: I moved to Lisbon in 2021."
+    assert draft.evidence == []
+    with pytest.raises(InvalidInputError):
+        summarize_turns(None, [], max_tokens=50)
+    with pytest.raises(InvalidInputError):
+        summarize_turns(None, CHAT, max_tokens=0)
+
+
+def test_key_topics() -> None:
+    topics = key_topics([
+        "I opened a dance studio downtown.", "The dance studio has big windows.",
+        "Jon teaches contemporary dance at the dance studio.",
+    ], names=["Jon"])
+    assert topics[0] == "dance studio"
+    assert "jon" not in topics and len(topics) <= 5
+    assert "dance" in summarize_turns(None, CHAT, 200).key_topics
+
+
+# --- user profiles ---------------------------------------------------------------------------
+
+def test_user_summary_newer_wins_on_near_duplicates() -> None:
+    draft = summarize_items(
+        "Ana lives in Lisbon with her two cats and works as a nurse.",
+        ["Ana works as a nurse at Santa Maria hospital.",
+         "Ana lives in Porto with her two cats and works as a nurse."],
+        max_tokens=100,
+    )
+    assert "Porto" in draft.text and "Lisbon" not in draft.text
+    assert "Santa Maria" in draft.text
+    assert draft.evidence == []
+
+
+def test_user_summary_budget_and_order() -> None:
+    items = [f"Ana ran a {k} km race in city number {k} with her running club." for k in range(40)]
+    draft = summarize_items(None, items, max_tokens=80)
+    assert count_tokens(draft.text) <= 80
+    kept = [int(line.split(" km")[0].split()[-1]) for line in draft.text.splitlines()]
+    assert kept == sorted(kept)
+    with pytest.raises(InvalidInputError):
+        summarize_items(None, [], 80)
+
+
+def test_user_summary_folds_thread_summaries_with_speakers() -> None:
+    thread = summarize_turns(None, CHAT, 200).text
+    profile = summarize_items(None, [thread], 60)
+    assert count_tokens(profile.text) <= 60
+    assert profile.text.splitlines()[0].split(":")[0] in {"Jon", "Gina"}
+
+
+async def test_reasoner_interface_returns_valid_models() -> None:
+    reasoner = ExtractiveReasoner()
+    thread = await reasoner.summarize_thread(None, CHAT, 150)
+    profile = await reasoner.summarize_user(None, [thread.text], 80)
+    for draft in (thread, profile):
+        assert isinstance(draft, SummaryDraft)
+        SummaryDraft.model_validate(draft.model_dump())
+        assert len(draft.key_topics) <= 5
+
+
+# --- real conversations ----------------------------------------------------------------------
+
+@pytest.mark.dataset
+def test_locomo_conversation_summarised_session_by_session() -> None:
+    if not LOCOMO.exists():
+        pytest.skip(f"LoCoMo dev set not found at {LOCOMO}")
+    sample = next(s for s in json.loads(LOCOMO.read_text()) if s["sample_id"] == "conv-26")
+    conversation = sample["conversation"]
+    summary: str | None = None
+    session = 1
+    while f"session_{session}" in conversation:
+        stamp = datetime.strptime(conversation[f"session_{session}_date_time"],
+                                  "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+        turns = [Turn(id=raw["dia_id"], user_id="conv-26", thread_id="t", role="user",
+                      speaker=raw["speaker"], content=raw["text"], created_at=stamp)
+                 for raw in conversation[f"session_{session}"]]
+        draft = summarize_turns(summary, turns, 250)
+        assert count_tokens(draft.text) <= 250
+        assert set(draft.evidence) <= {t.id for t in turns}
+        for line in draft.text.splitlines():
+            assert line.split(":")[0] in {"Caroline", "Melanie"}
+        if session == 1:
+            assert "Caroline: I went to a LGBTQ support group on 7 May 2023" in draft.text
+            assert "D1:3" in draft.evidence
+        summary = draft.text
+        session += 1
+    assert session > 10
