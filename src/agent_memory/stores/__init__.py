@@ -1,5 +1,38 @@
-"""Store backends behind one contract (:class:`MemoryStore`)."""
+"""Store backends behind one contract (:class:`MemoryStore`).
+
+``open_store("memory.db")`` / ``open_store("sqlite:memory.db")`` gives the SQLite store (the
+default); ``cosmos`` backends are resolved the same way once installed.
+"""
+
+from __future__ import annotations
 
 from .base import CONTENT, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 
-__all__ = ["CONTENT", "EmbeddingSpec", "Indexed", "MemoryStore", "RecordQuery", "Scored"]
+
+def open_store(spec: str) -> MemoryStore:
+    """Build (not yet open) the store named by ``spec``.
+
+    Args:
+        spec: a file path, or ``sqlite:PATH``.
+
+    Raises:
+        ConfigError: the spec names an unknown backend.
+    """
+    from ..errors import ConfigError
+
+    backend, _, rest = spec.partition(":")
+    if backend == "sqlite":
+        path = rest
+    elif backend in {"cosmos", "azure-cosmos"}:
+        raise ConfigError("the cosmos store is not available in this version")
+    else:
+        path = spec
+    if not path:
+        raise ConfigError("store path is empty")
+    from .sqlite import SQLiteStore
+
+    return SQLiteStore(path)
+
+
+__all__ = ["CONTENT", "EmbeddingSpec", "Indexed", "MemoryStore", "RecordQuery", "Scored",
+           "open_store"]

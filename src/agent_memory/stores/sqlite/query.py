@@ -1,0 +1,122 @@
+"""How records and filters map to SQL, and how user text becomes a safe FTS5 query.
+
+No I/O here: the functions build rows, conditions and MATCH expressions for :mod:`.store`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import numpy as np
+from pydantic_core import PydanticSerializationError
+
+from ...errors import DimensionMismatchError, InvalidInputError
+from ...models import Fact, MemoryRecord, Turn, as_utc
+from ..base import RecordQuery
+
+_STOP_WORDS_TEXT = """a about after all also am an and any are as at be been before being but by can could
+    did do does doing don for from had has have he her hers him his how i if in into is it its
+    just me my no nor not of off on once only or our ours out over she should so some such t
+    than that the their theirs them then there these they this those to too very was we were
+    what when where which who whom why will with would you your yours s d ll m re ve"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+"""Very common English words dropped from full-text queries (they carry almost no BM25 weight
+and make OR queries slow)."""
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def fts_query(text: str) -> str | None:
+    """Turn user text into a safe FTS5 query: its distinct non-stop words, quoted, OR-ed.
+
+    Quoting makes every word a plain term, so punctuation and FTS5 syntax in ``text``
+    (``"``, ``*``, ``-``, ``AND``, ``NEAR``, ``col:``) are never operators.
+
+    Returns:
+        The MATCH expression, or ``None`` when no searchable word remains.
+    """
+    words = dict.fromkeys(w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS)
+    if not words:
+        return None
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+def where_clause(user_id: str, query: RecordQuery) -> tuple[str, list[Any]]:
+    """SQL condition over ``records r`` for the user's partition and ``query``'s filters.
+
+    Keep in step with :meth:`VectorIndex.record_mask` (same semantics in numpy).
+    """
+    clauses = ["r.user_id = ?"]
+    params: list[Any] = [user_id]
+
+    def among(column: str, values: frozenset[Any]) -> None:
+        clauses.append(f"r.{column} IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(sorted(str(v) for v in values)))
+
+    if query.kinds is not None:
+        among("kind", query.kinds)
+    if query.ids is not None:
+        among("id", query.ids)
+    if query.thread_id is not None:
+        clauses.append("r.thread_id = ?")
+        params.append(query.thread_id)
+    if query.agent_id is not None:
+        clauses.append("(r.agent_id = ? OR r.agent_id IS NULL)")
+        params.append(query.agent_id)
+    if query.since is not None:
+        clauses.append("r.created_at >= ?")
+        params.append(as_utc(query.since).timestamp())
+    if query.until is not None:
+        clauses.append("r.created_at < ?")
+        params.append(as_utc(query.until).timestamp())
+    if query.after_seq is not None:
+        clauses.append("r.seq > ?")
+        params.append(query.after_seq)
+    if query.content_hash is not None:
+        clauses.append("r.content_hash = ?")
+        params.append(query.content_hash)
+    if query.categories is not None:
+        among("category", query.categories)
+    if not query.include_superseded:
+        clauses.append("r.superseded_by IS NULL")
+    if query.processed is not None:
+        clauses.append("r.processed = ?")
+        params.append(int(query.processed))
+    return " AND ".join(clauses), params
+
+
+def record_row(record: MemoryRecord) -> tuple[Any, ...]:
+    """The ``records`` columns of a record (``doc`` last)."""
+    fact = record if isinstance(record, Fact) else None
+    try:
+        doc = record.model_dump_json()
+    except PydanticSerializationError as exc:
+        raise InvalidInputError(f"record {record.id!r} cannot be serialised: {exc}") from exc
+    return (
+        record.user_id,
+        record.id,
+        str(record.kind),
+        record.thread_id,
+        record.agent_id,
+        record.seq if isinstance(record, Turn) else None,
+        record.created_at.timestamp(),
+        fact.content_hash if fact else None,
+        fact.category if fact else None,
+        int(fact.processed) if fact else None,
+        fact.superseded_by if fact else None,
+        doc,
+    )
+
+
+def vector_blob(vector: Any, dim: int, what: str) -> bytes:
+    """Validate one vector and return it as little-endian float32 bytes."""
+    arr = np.asarray(vector, dtype=np.float32)
+    if arr.ndim != 1 or arr.shape[0] != dim:
+        raise DimensionMismatchError(
+            f"{what}: vector of shape {arr.shape}, but the store holds {dim}-dimensional vectors"
+        )
+    if not np.isfinite(arr).all():
+        raise InvalidInputError(f"{what}: vector contains NaN or infinity")
+    return arr.astype("<f4", copy=False).tobytes()

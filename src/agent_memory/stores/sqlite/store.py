@@ -1,0 +1,473 @@
+"""The default store: one SQLite file (WAL), FTS5 BM25 full text, exact cosine KNN in numpy.
+
+Schema and file checks are in :mod:`.migrations`, SQL building in :mod:`.query`, the in-memory
+vector search in :mod:`.vectors`.
+Every statement that reads records names ``user_id = ?``: there is no query across users.
+
+Concurrency: one connection per store object, used under a lock, so a sync facade calling from
+another thread is safe. Several processes (or store objects) may open the same file: WAL lets
+readers run beside one writer, ``busy_timeout`` (5 s) waits for the write lock, and each write
+bumps the user's counter in ``user_versions`` so every connection's vector cache notices.
+
+``sqlite3`` errors are translated here into :class:`~agent_memory.errors.StoreError` subclasses,
+with the original kept as ``__cause__``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from ...errors import InvalidInputError, NotAStoreError, StoreError
+from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
+from ..base import CONTENT, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
+from .migrations import check_embedding, ensure_ours, migrate, record_embedding
+from .query import fts_query, record_row, vector_blob, where_clause
+from .vectors import UserVectors, VectorCache, VectorIndex, VectorRow
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+_BUSY_TIMEOUT_S = 5.0
+_DEFAULT_CACHE_BYTES = 1 << 30
+
+
+class SQLiteStore(MemoryStore):
+    """A :class:`MemoryStore` in one SQLite file.
+
+    Args:
+        path: the database file (created with its parent directory on :meth:`open`).
+        cache_bytes: budget of the in-memory vector snapshots, all users together (bytes).
+
+    Example::
+
+        store = SQLiteStore.from_path("memory.db")
+        await store.open(EmbeddingSpec(model="local:all-MiniLM-L6-v2", dim=384))
+    """
+
+    capabilities = frozenset({"exact_knn", "bm25", "persistent"})
+
+    def __init__(self, path: str | Path, *, cache_bytes: int = _DEFAULT_CACHE_BYTES) -> None:
+        self.path = Path(path)
+        self._conn: sqlite3.Connection | None = None
+        self._spec: EmbeddingSpec | None = None
+        self._lock = threading.RLock()
+        self._cache = VectorCache(cache_bytes)
+
+    @classmethod
+    def from_path(cls, path: str | Path) -> SQLiteStore:
+        """Build an (unopened) store on ``path``."""
+        return cls(path)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def open(self, embedding: EmbeddingSpec) -> None:
+        """Open the file, migrate it and record or check the embedding model.
+
+        Raises:
+            NotAStoreError: the file is not SQLite, or an SQLite database of another program
+                (the file is left untouched).
+            EmbeddingMismatchError: the store was built with another model or dimension.
+            SchemaVersionError: the store was written by a newer library.
+            StoreError: the file cannot be created or opened.
+        """
+        with self._lock:
+            if self._conn is not None:
+                check_embedding(self._spec, embedding, self.path)
+                return
+            conn = self._connect()
+            try:
+                with self._translate("open"):
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        migrate(conn, self.path)
+                        self._spec = record_embedding(conn, embedding, self.path)
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+
+    def _connect(self) -> sqlite3.Connection:
+        """Connect, refuse files that are not ours, then set the pragmas (which write)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.path.is_dir():
+                raise NotAStoreError(f"{self.path} is a directory, not an agent-memory store")
+            if self.path.exists() and self.path.stat().st_size > 0:
+                with self.path.open("rb") as fh:
+                    if fh.read(len(_SQLITE_HEADER)) != _SQLITE_HEADER:
+                        raise NotAStoreError(f"{self.path} is not an SQLite database")
+        except OSError as exc:
+            raise StoreError(f"cannot open {self.path}: {exc}") from exc
+        with self._translate("open"):
+            conn = sqlite3.connect(
+                self.path,
+                timeout=_BUSY_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+        try:
+            with self._translate("open"):
+                conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
+                ensure_ours(conn, self.path)
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                conn.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    async def close(self) -> None:
+        """Close the connection and drop the vector cache. Safe to call twice."""
+        with self._lock:
+            conn, self._conn = self._conn, None
+            self._cache.clear()
+            if conn is not None:
+                try:
+                    conn.execute("PRAGMA optimize")
+                except sqlite3.Error:
+                    pass  # only a planner hint; closing matters more
+                conn.close()
+
+    @property
+    def embedding(self) -> EmbeddingSpec:
+        """The embedding model and dimension recorded in the file.
+
+        Raises:
+            StoreError: the store is not open.
+        """
+        self._require_conn()
+        assert self._spec is not None
+        return self._spec
+
+    def _require_conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError(f"store {self.path} is not open; call `await store.open(spec)`")
+        return self._conn
+
+    @contextmanager
+    def _translate(self, action: str) -> Iterator[None]:
+        """Turn ``sqlite3`` errors raised inside into :class:`StoreError` subclasses."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            text = str(exc)
+            if "not a database" in text or "malformed" in text:
+                raise NotAStoreError(f"{self.path} is not a store or is corrupt: {text}") from exc
+            raise StoreError(f"{action} failed on {self.path}: {text}") from exc
+        except sqlite3.Error as exc:
+            raise StoreError(f"{action} failed on {self.path}: {exc}") from exc
+        except UnicodeEncodeError as exc:
+            raise InvalidInputError(f"{action}: text cannot be encoded as UTF-8: {exc}") from exc
+
+    # -- writes ----------------------------------------------------------------------------
+
+    async def put(self, items: Sequence[Indexed]) -> None:
+        """Upsert records with their index text and vectors in one transaction.
+
+        An upsert replaces the record's document, its full-text entry and all its vectors.
+
+        Raises:
+            DimensionMismatchError: a vector's length is not the store's dimension.
+            InvalidInputError: an item is not :class:`Indexed`, has a blank id, a vector with
+                NaN, or text that cannot be stored; nothing is written.
+            StoreError: the database failed; nothing is written.
+        """
+        dim = self.embedding.dim
+        prepared = []
+        for item in items:
+            if not isinstance(item, Indexed) or not isinstance(item.record, MemoryRecord):
+                raise InvalidInputError(f"put expects Indexed items, got {type(item).__name__}")
+            record = item.record
+            if not record.id or not record.id.strip():
+                raise InvalidInputError("record id must not be blank")
+            blobs = []
+            for name, vector in item.vectors.items():
+                if not isinstance(name, str) or not name:
+                    raise InvalidInputError(f"record {record.id!r}: vector field must be a name")
+                what = f"record {record.id!r} field {name!r}"
+                blobs.append((record.user_id, record.id, name, vector_blob(vector, dim, what)))
+            prepared.append((record_row(record), item.index_text, blobs))
+        if not prepared:
+            return
+        upserts: dict[str, dict[str, list[VectorRow]]] = {}
+        for row, _, blobs in prepared:
+            upserts.setdefault(row[0], {})[row[1]] = [
+                VectorRow(row[1], name, blob, *row[2:5], row[6], row[5], *row[7:11])
+                for _, _, name, blob in blobs
+            ]
+        with self._lock:
+            conn = self._require_conn()
+            versions: dict[str, int] = {}
+            try:
+                with self._translate("put"):
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        for row, text, blobs in prepared:
+                            self._write_one(conn, row, text, blobs)
+                        versions = self._bump(conn, set(upserts))
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+            finally:
+                for user, rows in upserts.items():
+                    self._after_write(user, versions.get(user), rows, ())
+
+    @staticmethod
+    def _write_one(
+        conn: sqlite3.Connection, row: tuple[Any, ...], text: str, blobs: list[tuple[Any, ...]]
+    ) -> None:
+        (rid,) = conn.execute(
+            """
+            INSERT INTO records (user_id, id, kind, thread_id, agent_id, seq, created_at,
+                                 content_hash, category, processed, superseded_by, doc)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (user_id, id) DO UPDATE SET
+                kind = excluded.kind, thread_id = excluded.thread_id,
+                agent_id = excluded.agent_id, seq = excluded.seq,
+                created_at = excluded.created_at, content_hash = excluded.content_hash,
+                category = excluded.category, processed = excluded.processed,
+                superseded_by = excluded.superseded_by, doc = excluded.doc
+            RETURNING rid
+            """,
+            row,
+        ).fetchone()
+        conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rid,))
+        conn.execute("INSERT INTO records_fts (rowid, text) VALUES (?, ?)", (rid, text))
+        conn.execute("DELETE FROM vectors WHERE user_id = ? AND record_id = ?", row[:2])
+        conn.executemany(
+            "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)", blobs
+        )
+
+    @staticmethod
+    def _bump(conn: sqlite3.Connection, users: set[str]) -> dict[str, int]:
+        """Advance each user's version counter (so every connection's cache notices).
+
+        Returns:
+            user id -> its counter after the bump.
+        """
+        return {
+            user: conn.execute(
+                "INSERT INTO user_versions (user_id, version) VALUES (?, 1) "
+                "ON CONFLICT (user_id) DO UPDATE SET version = version + 1 RETURNING version",
+                (user,),
+            ).fetchone()[0]
+            for user in sorted(users)
+        }
+
+    def _after_write(
+        self,
+        user_id: str,
+        version: int | None,
+        upserts: dict[str, list[VectorRow]],
+        deleted: Sequence[str],
+    ) -> None:
+        """Layer a committed write onto the user's cached vectors, or drop them.
+
+        The cached view can absorb the write only if it was current just before it (counter
+        ``version - 1``): the write transaction held the lock, so nothing came in between.
+        """
+        cached = None if version is None else self._cache.get(user_id, version - 1)
+        if cached is None:
+            self._cache.invalidate(user_id)
+        else:
+            self._cache.put(user_id, cached.after_write(version, upserts, deleted))
+
+    async def delete(self, user_id: str, ids: Sequence[str]) -> int:
+        """Hard-delete the user's records with these ids, their vectors and FTS entries.
+
+        Returns:
+            How many records were deleted (ids of other users or unknown ids count 0).
+        """
+        user_id = require_scope(user_id)
+        wanted = json.dumps(sorted(set(ids)))
+        with self._lock:
+            conn = self._require_conn()
+            version = None
+            with self._translate("delete"):
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    rids = conn.execute(
+                        "SELECT rid, id FROM records WHERE user_id = ? "
+                        "AND id IN (SELECT value FROM json_each(?))",
+                        (user_id, wanted),
+                    ).fetchall()
+                    if rids:
+                        by_rid = [(rid,) for rid, _ in rids]
+                        conn.executemany("DELETE FROM records_fts WHERE rowid = ?", by_rid)
+                        conn.execute(
+                            "DELETE FROM vectors WHERE user_id = ? "
+                            "AND record_id IN (SELECT value FROM json_each(?))",
+                            (user_id, wanted),
+                        )
+                        conn.executemany("DELETE FROM records WHERE rid = ?", by_rid)
+                        version = self._bump(conn, {user_id})[user_id]
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    self._cache.invalidate(user_id)
+                    raise
+            if version is not None:
+                self._after_write(user_id, version, {}, [record_id for _, record_id in rids])
+            return len(rids)
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def _parse(self, doc: str) -> MemoryRecord:
+        try:
+            return RECORD_ADAPTER.validate_json(doc)
+        except ValidationError as exc:
+            raise StoreError(f"{self.path}: a stored record no longer validates: {exc}") from exc
+
+    def _docs(self, user_id: str, ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        with self._lock:
+            conn = self._require_conn()
+            with self._translate("get"):
+                rows = conn.execute(
+                    "SELECT id, doc FROM records WHERE user_id = ? "
+                    "AND id IN (SELECT value FROM json_each(?))",
+                    (user_id, json.dumps(list(dict.fromkeys(ids)))),
+                ).fetchall()
+        return {rid: self._parse(doc) for rid, doc in rows}
+
+    async def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+        """The user's records with these ids, in the order of ``ids`` (missing and repeated
+        ids skipped)."""
+        user_id = require_scope(user_id)
+        found = self._docs(user_id, ids)
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    async def list(self, user_id: str, query: RecordQuery) -> list[MemoryRecord]:
+        """The user's records matching ``query``, by ``created_at``, then ``seq``, then id."""
+        where, params = where_clause(require_scope(user_id), query)
+        order = "DESC" if query.newest_first else "ASC"
+        sql = (
+            f"SELECT r.doc FROM records r WHERE {where} "
+            f"ORDER BY r.created_at {order}, r.seq {order}, r.id {order}"
+        )
+        if query.limit is not None:
+            sql += " LIMIT ?"
+            params.append(query.limit)
+        with self._lock:
+            conn = self._require_conn()
+            with self._translate("list"):
+                docs = conn.execute(sql, params).fetchall()
+        return [self._parse(doc) for (doc,) in docs]
+
+    async def count(self, user_id: str, query: RecordQuery) -> int:
+        """Number of the user's records matching ``query`` (``limit`` ignored)."""
+        where, params = where_clause(require_scope(user_id), query)
+        with self._lock:
+            conn = self._require_conn()
+            with self._translate("count"):
+                return conn.execute(
+                    f"SELECT count(*) FROM records r WHERE {where}", params
+                ).fetchone()[0]
+
+    async def text_search(
+        self, user_id: str, text: str, query: RecordQuery, k: int
+    ) -> list[Scored]:
+        """BM25 (FTS5 ``bm25()``, negated so higher is better) over the user's matching records.
+
+        The query is :func:`fts_query` of ``text``; ``query.limit`` and ordering are ignored
+        (``k`` bounds the hits). Returns ``[]`` when no searchable word remains.
+        """
+        user_id = require_scope(user_id)
+        match = fts_query(text)
+        if match is None or k <= 0:
+            return []
+        where, params = where_clause(user_id, query)
+        sql = (
+            "SELECT r.doc, -bm25(records_fts) AS score FROM records_fts "
+            "JOIN records r ON r.rid = records_fts.rowid "
+            f"WHERE records_fts MATCH ? AND {where} ORDER BY score DESC, r.id LIMIT ?"
+        )
+        with self._lock:
+            conn = self._require_conn()
+            with self._translate("text search"):
+                rows = conn.execute(sql, [match, *params, k]).fetchall()
+        return [Scored(self._parse(doc), float(score)) for doc, score in rows]
+
+    async def vector_search(
+        self,
+        user_id: str,
+        vector: np.ndarray,
+        query: RecordQuery,
+        k: int,
+        fields: Sequence[str] = (CONTENT,),
+    ) -> list[Scored]:
+        """Exact cosine KNN over the user's matching records, each at most once (best field).
+
+        ``query.limit`` and ordering are ignored (``k`` bounds the hits).
+
+        Raises:
+            DimensionMismatchError: ``vector`` is not of shape ``(dim,)``.
+        """
+        user_id = require_scope(user_id)
+        dim = self.embedding.dim
+        q = np.frombuffer(vector_blob(vector, dim, "query"), dtype="<f4").astype(np.float32)
+        if isinstance(fields, str):
+            fields = (fields,)
+        hits = self._index(user_id).search(q, query, k, fields)
+        if not hits:
+            return []
+        found = self._docs(user_id, [record_id for record_id, _, _ in hits])
+        # A record deleted by another connection since the snapshot is skipped.
+        return [
+            Scored(found[record_id], score, name)
+            for record_id, score, name in hits
+            if record_id in found
+        ]
+
+    def _index(self, user_id: str) -> UserVectors:
+        """The user's vectors, re-read when the stored counter has moved past the cached view
+        (another connection wrote) or the layered writes have grown large."""
+        with self._lock:
+            conn = self._require_conn()
+            dim = self.embedding.dim
+            with self._translate("vector search"):
+                version = self._version(conn, user_id)
+                cached = self._cache.get(user_id, version)
+                if cached is not None and not cached.stale:
+                    return cached
+                conn.execute("BEGIN")  # one snapshot for the counter and the rows
+                try:
+                    version = self._version(conn, user_id)
+                    rows = [
+                        VectorRow(*row)
+                        for row in conn.execute(
+                            """
+                            SELECT v.record_id, v.field, v.vec, r.kind, r.thread_id, r.agent_id,
+                                   r.created_at, r.seq, r.content_hash, r.category, r.processed,
+                                   r.superseded_by
+                            FROM vectors v JOIN records r
+                              ON r.user_id = v.user_id AND r.id = v.record_id
+                            WHERE v.user_id = ?
+                            """,
+                            (user_id,),
+                        )
+                    ]
+                finally:
+                    conn.execute("COMMIT")
+            view = UserVectors(version, VectorIndex(version, dim, rows))
+            self._cache.put(user_id, view)
+            return view
+
+    @staticmethod
+    def _version(conn: sqlite3.Connection, user_id: str) -> int:
+        row = conn.execute(
+            "SELECT version FROM user_versions WHERE user_id = ?", (user_id,)
+        ).fetchone()
+        return 0 if row is None else int(row[0])

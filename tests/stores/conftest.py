@@ -1,0 +1,60 @@
+"""Fixtures of the store conformance suite: one ``store`` fixture per backend factory.
+
+A backend joins the suite by appending a factory to :data:`STORE_FACTORIES`: an async function
+``(tmp_path, spec) -> MemoryStore`` returning an opened store built with ``spec``, empty and
+private to the test (a fresh file, a fresh Cosmos DB container, ...). A test that needs an
+optional behaviour is marked ``@pytest.mark.requires("capability")`` and is skipped for a
+store whose ``capabilities`` lack it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from agent_memory.stores.base import EmbeddingSpec, MemoryStore
+from agent_memory.stores.sqlite import SQLiteStore
+
+StoreFactory = Callable[[Path, EmbeddingSpec], Awaitable[MemoryStore]]
+
+
+async def sqlite_store(tmp_path: Path, spec: EmbeddingSpec) -> MemoryStore:
+    """A fresh SQLite store in ``tmp_path`` (in a directory that does not exist yet)."""
+    store = SQLiteStore(tmp_path / "stores" / "memory.db")
+    await store.open(spec)
+    return store
+
+
+STORE_FACTORIES = [pytest.param(sqlite_store, id="sqlite")]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "requires(capability): skip for stores that do not declare the capability"
+    )
+
+
+@pytest.fixture
+def spec() -> EmbeddingSpec:
+    """Four-dimensional hand-built vectors, so the cosine order of every test is known."""
+    return EmbeddingSpec(model="test:hand-built", dim=4)
+
+
+@pytest.fixture(params=STORE_FACTORIES)
+async def store(
+    request: pytest.FixtureRequest, tmp_path: Path, spec: EmbeddingSpec
+) -> AsyncIterator[MemoryStore]:
+    """An opened, empty store of each backend; closed after the test."""
+    factory: StoreFactory = request.param
+    opened = await factory(tmp_path, spec)
+    marker = request.node.get_closest_marker("requires")
+    missing = [c for c in (marker.args if marker else ()) if c not in opened.capabilities]
+    if missing:
+        await opened.close()
+        pytest.skip(f"{type(opened).__name__} lacks capabilities {missing}")
+    try:
+        yield opened
+    finally:
+        await opened.close()
