@@ -48,6 +48,13 @@ class Embedder(ABC):
         """Async form of :meth:`embed_sync` (runs it in a worker thread by default)."""
         return await asyncio.to_thread(self.embed_sync, list(texts))
 
+    def close(self) -> None:
+        """Release clients or sessions held by the embedder (no-op by default)."""
+
+    async def aclose(self) -> None:
+        """Async form of :meth:`close`."""
+        self.close()
+
     async def embed_one(self, text: str) -> np.ndarray:
         """Embed one text; returns shape ``(dim,)``."""
         return (await self.embed([text]))[0]

@@ -1,0 +1,93 @@
+"""Embedders behind one contract (:class:`Embedder`), resolved from ``"provider:model"`` strings.
+
+Providers:
+    ``local``   the bundled all-MiniLM-L6-v2 run with onnxruntime (offline, 384 dims):
+                ``local:all-MiniLM-L6-v2`` (or just ``local``).
+    ``openai``  the OpenAI embeddings API, or any OpenAI-compatible ``base_url``:
+                ``openai:text-embedding-3-small``.
+    ``azure``   Azure OpenAI, by deployment name: ``azure:<deployment>``.
+
+Importing this package imports neither onnxruntime nor openai: the implementations load on
+first use (:func:`get_embedder`, or attribute access such as ``embedders.LocalEmbedder``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError
+from .base import Embedder, l2_normalize
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .local import LocalEmbedder
+    from .openai import OpenAIEmbedder
+
+__all__ = [
+    "PROVIDERS",
+    "Embedder",
+    "LocalEmbedder",
+    "OpenAIEmbedder",
+    "get_embedder",
+    "l2_normalize",
+]
+
+PROVIDERS = ("local", "openai", "azure")
+"""The provider prefixes :func:`get_embedder` accepts."""
+
+_LAZY = {"LocalEmbedder": ".local", "OpenAIEmbedder": ".openai"}
+
+
+def get_embedder(spec: str, **options: Any) -> Embedder:
+    """Build the embedder named by ``spec``.
+
+    Args:
+        spec: ``"provider:model"``: ``local:all-MiniLM-L6-v2``, ``openai:<model>`` or
+            ``azure:<deployment>``. A bare ``local`` means the default local model.
+        **options: passed to the embedder's constructor (e.g. ``batch_size=32`` for local;
+            ``api_key=``, ``base_url=``, ``dimensions=``, ``azure_endpoint=``, ``api_version=``
+            for openai / azure).
+
+    Returns:
+        An :class:`Embedder`; the local model loads lazily, on its first ``embed``.
+
+    Raises:
+        ConfigError: the provider is unknown, the model is missing or not supported, or the
+            options do not fit the provider.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ConfigError(f"embedder must be 'provider:model', one of {', '.join(PROVIDERS)}")
+    provider, _, model = spec.strip().partition(":")
+    provider, model = provider.strip().lower(), model.strip()
+    try:
+        if provider == "local":
+            from .local import LOCAL_MODEL, LocalEmbedder
+
+            if model and model != LOCAL_MODEL:
+                raise ConfigError(
+                    f"local embedder {model!r} is not available; the local model is {LOCAL_MODEL!r}"
+                )
+            return LocalEmbedder(**options)
+        if provider in ("openai", "azure"):
+            if not model:
+                what = "a deployment" if provider == "azure" else "a model"
+                raise ConfigError(f"embedder {spec!r} names no model: use '{provider}:<{what}>'")
+            from .openai import OpenAIEmbedder
+
+            if provider == "azure":
+                return OpenAIEmbedder(azure_deployment=model, **options)
+            return OpenAIEmbedder(model, **options)
+    except TypeError as exc:  # an option the constructor does not take
+        raise ConfigError(f"bad option for embedder {spec!r}: {exc}") from exc
+    raise ConfigError(
+        f"unknown embedder provider {provider!r} in {spec!r}; valid providers: {', '.join(PROVIDERS)}"
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
