@@ -279,7 +279,7 @@ class Fact(MemoryRecord):
     supersede_reason: SupersedeReason | None = None
     superseded_at: datetime | None = None
 
-    def model_post_init(self, __context: Any) -> None:
+    def model_post_init(self, context: Any, /) -> None:
         if not self.content_hash:
             object.__setattr__(self, "content_hash", content_hash(self.content))
 

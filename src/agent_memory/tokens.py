@@ -20,9 +20,7 @@ def truncate_tokens(text: str, max_tokens: int) -> str:
     """Return the longest prefix of ``text`` with at most ``max_tokens`` estimated tokens."""
     if max_tokens <= 0:
         return ""
-    count = 0
-    for match in _TOKEN.finditer(text):
-        count += 1
+    for count, match in enumerate(_TOKEN.finditer(text), start=1):
         if count > max_tokens:
             return text[: match.start()].rstrip()
     return text

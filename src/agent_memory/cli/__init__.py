@@ -1,0 +1,1 @@
+"""The ``agent-memory`` command line; see :mod:`.app`."""

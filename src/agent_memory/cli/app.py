@@ -1,0 +1,197 @@
+"""The ``agent-memory`` command line (typer + rich).
+
+Commands: ingest, search, summary, profile, demo, eval locomo, model export. Every command takes
+``--store PATH`` (or ``AGENT_MEMORY_STORE``); errors of ours print one clear line and exit 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.panel import Panel
+
+from ..config import Settings
+from ..errors import AgentMemoryError
+from .render import console, err_console, hits_table
+
+app = typer.Typer(
+    name="agent-memory",
+    help="Memory for LLM agents: store turns, distil summaries and facts, search them.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+eval_app = typer.Typer(help="Measure retrieval quality on public benchmarks.", no_args_is_help=True)
+model_app = typer.Typer(help="Manage the local embedding model.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+app.add_typer(model_app, name="model")
+
+StoreOpt = Annotated[
+    Path | None,
+    typer.Option("--store", "-s", help="SQLite store file (default: AGENT_MEMORY_STORE or "
+                 "~/.local/share/agent-memory/memory.db)."),
+]
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partition).")]
+
+
+class Format(StrEnum):
+    locomo = "locomo"
+    jsonl = "jsonl"
+
+
+class Mode(StrEnum):
+    vector = "vector"
+    text = "text"
+    hybrid = "hybrid"
+
+
+def _settings(store: Path | None, **overrides: Any) -> Settings:
+    return Settings.load(store=str(store) if store else None, **overrides)
+
+
+def handles_errors(func):
+    """Turn our errors into one red line and exit code 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except AgentMemoryError as exc:
+            err_console.print(f"[red]error:[/] {type(exc).__name__}: {exc}")
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+@app.command()
+@handles_errors
+def ingest(
+    path: Annotated[Path, typer.Argument(help="File to ingest.", exists=True, dir_okay=False)],
+    format: Annotated[Format, typer.Option("--format", "-f", help="Input format.")] = Format.jsonl,
+    store: StoreOpt = None,
+    no_pipeline: Annotated[bool, typer.Option("--no-pipeline", help="Store turns only.")] = False,
+) -> None:
+    """Ingest conversations (LoCoMo JSON or our JSON lines), then run the pipeline steps."""
+    from .ingest import run_ingest
+
+    run_ingest(path, format.value, _settings(store), pipeline=not no_pipeline)
+
+
+@app.command()
+@handles_errors
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    user: UserOpt,
+    store: StoreOpt = None,
+    kind: Annotated[list[str] | None, typer.Option("--kind", help="Record kinds (repeatable): "
+                    "turn, summary, fact, interaction, insight, profile.")] = None,
+    mode: Annotated[Mode, typer.Option("--mode", help="Ranking.")] = Mode.hybrid,
+    k: Annotated[int, typer.Option("-k", help="Number of hits.", min=1, max=1000)] = 10,
+    thread: Annotated[str | None, typer.Option("--thread", help="Only this thread.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Search a user's memories: a table with scores per signal and provenance."""
+    from ..client import AsyncMemory
+
+    async def run() -> None:
+        async with AsyncMemory.open(_settings(store)) as memory:
+            hits = await memory.search(user, query, mode=mode.value, k=k, kinds=kind,
+                                       thread_id=thread)
+        if as_json:
+            print(json.dumps([h.model_dump(mode="json") for h in hits], indent=2))
+        else:
+            console.print(hits_table(hits, title=f"{mode.value} search for {query!r} ({user})"))
+
+    asyncio.run(run())
+
+
+@app.command()
+@handles_errors
+def summary(
+    user: UserOpt,
+    thread: Annotated[str, typer.Option("--thread", "-t", help="The thread id.")],
+    store: StoreOpt = None,
+) -> None:
+    """Show a thread's summary."""
+    from ..client import AsyncMemory
+
+    async def run() -> None:
+        async with AsyncMemory.open(_settings(store)) as memory:
+            found = await memory.get_summary(user, thread)
+        if found is None:
+            err_console.print(f"no summary for user {user!r}, thread {thread!r}")
+            raise typer.Exit(1)
+        console.print(Panel(found.content, title=found.id,
+                            subtitle=f"topics: {', '.join(found.key_topics)}; "
+                                     f"{found.turn_count} turns"))
+
+    asyncio.run(run())
+
+
+@app.command()
+@handles_errors
+def profile(user: UserOpt, store: StoreOpt = None) -> None:
+    """Show a user's cross-thread profile."""
+    from ..client import AsyncMemory
+
+    async def run() -> None:
+        async with AsyncMemory.open(_settings(store)) as memory:
+            found = await memory.get_profile(user)
+        if found is None:
+            err_console.print(f"no profile for user {user!r}; run ingest or the pipeline first")
+            raise typer.Exit(1)
+        console.print(Panel(found.content, title=found.id,
+                            subtitle=f"{len(found.sources)} sources, updated "
+                                     f"{found.updated_at:%Y-%m-%d %H:%M}"))
+
+    asyncio.run(run())
+
+
+@app.command()
+@handles_errors
+def demo(
+    store: Annotated[Path | None, typer.Option("--store", "-s", help="Keep the demo store "
+                     "here (default: a temporary file).")] = None,
+) -> None:
+    """Ingest a short financial-advice conversation end to end, then search it."""
+    from .demo import demo as run_demo
+
+    run_demo(store, Settings.load())
+
+
+@eval_app.command("locomo")
+@handles_errors
+def eval_locomo(
+    path: Annotated[Path, typer.Argument(help="LoCoMo JSON (e.g. locomo_dev.json).",
+                                         exists=True, dir_okay=False)],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write results as JSON.")] = None,
+    store: Annotated[Path | None, typer.Option("--store", "-s", help="Reuse/keep the store "
+                     "here (default: a fresh temporary store).")] = None,
+    mode: Annotated[Mode, typer.Option("--mode", help="Ranking.")] = Mode.hybrid,
+) -> None:
+    """Turn-level evidence recall on LoCoMo (categories 1-4): recall_any@k and recall_all@k."""
+    from .evaluate import run_eval
+
+    run_eval(path, json_out, store, mode.value)
+
+
+@model_app.command("export")
+@handles_errors
+def model_export(
+    force: Annotated[bool, typer.Option("--force", help="Export again even if cached.")] = False,
+) -> None:
+    """Export the bundled all-MiniLM-L6-v2 weights to ONNX (once; needs torch)."""
+    from ..embedders.export import export_onnx
+
+    path = export_onnx(force=force)
+    console.print(f"ONNX model ready: {path}")
+
+
+def main() -> None:
+    """Entry point of the ``agent-memory`` script."""
+    app()

@@ -1,0 +1,129 @@
+"""``agent-memory demo``: a short multi-session financial-advice conversation, end to end.
+
+The conversation is our own: Priya Raman, a client, talks to her advisor over three sessions
+in 2025. The demo stores the turns, summarizes each session, extracts facts, builds the profile,
+then searches, printing every step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from rich.panel import Panel
+
+from ..client import AsyncMemory, TurnInput
+from ..config import Settings
+from ..ingest import ThreadBatch
+from .render import console, hits_table
+
+USER = "priya"
+ADVISOR = "Advisor"
+CLIENT = "Priya"
+
+SESSIONS: list[tuple[str, datetime, list[tuple[str, str]]]] = [
+    ("2025-03-04-intro", datetime(2025, 3, 4, 9, 30, tzinfo=UTC), [
+        ("user", "Hi, I'm Priya. I'm 34 and I work as a nurse at St. Mary's hospital."),
+        ("assistant", "Welcome, Priya. What would you like to focus on today?"),
+        ("user", "My husband and I want to buy our first home in about three years."),
+        ("assistant", "A three-year horizon matters for how we invest the deposit."),
+        ("user", "We have saved $28,000 so far in a regular savings account."),
+        ("assistant", "Do you carry any debt we should plan around?"),
+        ("user", "I still have $12,000 of student loans at 5.8% interest."),
+        ("assistant", "Paying that down early is a guaranteed 5.8% return."),
+        ("user", "I get nervous when markets drop, I sold everything in 2020 and regretted it."),
+        ("assistant", "Then a conservative mix for the deposit fund makes sense."),
+    ]),
+    ("2025-04-15-retirement", datetime(2025, 4, 15, 17, 0, tzinfo=UTC), [
+        ("user", "I looked at my pension statement last week, the hospital matches 4%."),
+        ("assistant", "Are you contributing at least 4% so you get the full match?"),
+        ("user", "Only 2% right now. I want to raise it to 6% from next month."),
+        ("assistant", "That captures the full match; it is the best return available to you."),
+        ("user", "I'd like to retire by 60 if that's realistic."),
+        ("assistant", "We can model that. Any other goals besides the house and retirement?"),
+        ("user", "Our daughter Anika was born in January, so her education matters too."),
+        ("assistant", "Congratulations! A 529 plan could help with her education costs."),
+    ]),
+    ("2025-06-02-review", datetime(2025, 6, 2, 12, 15, tzinfo=UTC), [
+        ("user", "Quick update: we moved to Portland in May, so the house search starts over."),
+        ("assistant", "Thanks. Portland prices differ; shall we revisit the deposit target?"),
+        ("user", "Yes. We now think we need $60,000 for the deposit."),
+        ("assistant", "At your current saving rate that is roughly four more years."),
+        ("user", "I paid off $5,000 of the student loan yesterday."),
+        ("assistant", "Great progress, about $7,000 left on it."),
+        ("user", "I prefer a short email summary after each meeting instead of calls."),
+        ("assistant", "Noted, I will send email summaries from now on."),
+    ]),
+]
+
+QUERIES = [
+    "When does the client want to buy a house?",
+    "How does she feel about market risk?",
+    "student loan balance",
+    "Does she have children?",
+]
+
+
+def demo_batches() -> list[ThreadBatch]:
+    """The demo conversation as thread batches (one per session)."""
+    batches = []
+    for thread_id, start, turns in SESSIONS:
+        batches.append(ThreadBatch(USER, thread_id, [
+            TurnInput(
+                user_id=USER, thread_id=thread_id, role=role, content=text,
+                speaker=CLIENT if role == "user" else ADVISOR,
+                created_at=start + timedelta(minutes=2 * i), id=f"{thread_id}:{i}", seq=i,
+            )
+            for i, (role, text) in enumerate(turns)
+        ]))
+    return batches
+
+
+async def run_demo(store: Path, settings: Settings) -> None:
+    """Ingest the demo conversation into ``store`` step by step, then search it."""
+    async with AsyncMemory.open(settings) as memory:
+        console.rule("[bold]agent-memory demo")
+        console.print(f"Store: [cyan]{store}[/]  embedder: {memory.embedder.name}  "
+                      f"reasoner: {memory.reasoner.name}")
+        for batch in demo_batches():
+            console.rule(f"Session {batch.thread_id}")
+            turns = await memory.add_turns(batch.turns)
+            for turn in turns:
+                console.print(f"  [dim]{turn.created_at:%Y-%m-%d %H:%M}[/] "
+                              f"[bold]{turn.author}[/]: {turn.content}")
+            console.print(f"1. stored {len(turns)} turns (embedded and indexed)")
+            step = await memory.generate_thread_summary(USER, batch.thread_id)
+            summary = await memory.get_summary(USER, batch.thread_id)
+            console.print(f"2. generate_thread_summary read {step.turns_read} new turns:")
+            console.print(Panel(summary.content if summary else "-", title="thread summary",
+                                subtitle=", ".join(summary.key_topics) if summary else ""))
+            step = await memory.extract_facts(USER, batch.thread_id)
+            console.print(f"3. extract_facts wrote {len(step.written)} facts "
+                          f"({step.exact_dedup_skipped} exact duplicates skipped):")
+            for fact in await memory.store.get(USER, step.written):
+                console.print(f"   - {fact.content}")
+        console.rule("Idempotence")
+        again = await memory.extract_facts(USER, SESSIONS[0][0])
+        console.print(f"Re-running extract_facts on the first session: {len(again.written)} new, "
+                      f"{again.exact_dedup_skipped} skipped by content_hash.")
+        console.rule("User profile")
+        await memory.generate_user_summary(USER)
+        profile = await memory.get_profile(USER)
+        console.print(Panel(profile.content if profile else "-", title=f"user_summary_{USER}"))
+        console.rule("Hybrid search (vector + BM25, fused with RRF k=60)")
+        for query in QUERIES:
+            hits = await memory.search(USER, query, k=4)
+            console.print(hits_table(hits, title=f"search: {query!r}", width=70))
+
+
+def demo(store: Path | None, settings: Settings) -> None:
+    """Run the demo on ``store`` (a fresh temporary file when ``None``)."""
+    import tempfile
+
+    if store is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "demo.db"
+            asyncio.run(run_demo(path, settings.model_copy(update={"store": str(path)})))
+        return
+    asyncio.run(run_demo(store, settings.model_copy(update={"store": str(store)})))

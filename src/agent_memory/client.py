@@ -1,0 +1,345 @@
+"""The client: one object for every operation, async core (:class:`AsyncMemory`).
+
+The sync facade is :class:`agent_memory.Memory` (:mod:`._sync`). Example::
+
+    async with AsyncMemory.open(store="memory.db") as memory:
+        await memory.add_turn("u1", "t1", "user", "I moved to Lisbon last month.")
+        await memory.extract_facts("u1", "t1")
+        hits = await memory.search("u1", "where does the user live?")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .config import Settings
+from .embedders import get_embedder
+from .embedders.base import Embedder
+from .errors import ContentTooLargeError, EmptyContentError, InvalidInputError
+from .models import (
+    MemoryRecord,
+    RecordKind,
+    Role,
+    ThreadSummary,
+    Turn,
+    UserProfile,
+    new_id,
+    profile_id,
+    require_scope,
+    summary_id,
+    utcnow,
+)
+from .pipeline import (
+    Components,
+    StepResult,
+    extract_facts,
+    generate_thread_summary,
+    generate_user_summary,
+)
+from .reasoners import get_reasoner
+from .reasoners.base import Reasoner
+from .retrieval.hits import Hit, SearchMode
+from .retrieval.search import SearchFilters, SearchRequest, search
+from .stores import open_store
+from .stores.base import MemoryStore, RecordQuery
+
+
+class TurnInput(BaseModel):
+    """A turn to add. ``id`` and ``seq`` are assigned when omitted.
+
+    Attributes:
+        user_id / thread_id: required scopes.
+        role: user, assistant (or agent), tool, system.
+        content: the message text (non-empty, at most ``Settings.max_content_chars``).
+        speaker: the speaker's name.
+        created_at: when it was said (default: now, UTC).
+        seq: position within the thread (default: after the thread's last turn).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str
+    thread_id: str
+    role: str | Role
+    content: str
+    speaker: str | None = None
+    agent_id: str | None = None
+    created_at: datetime | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+    seq: int | None = None
+
+
+def _as_input(item: TurnInput | Turn | Mapping[str, Any]) -> TurnInput:
+    if isinstance(item, TurnInput):
+        return item
+    if isinstance(item, Turn):
+        return TurnInput(
+            user_id=item.user_id, thread_id=item.thread_id or "", role=item.role,
+            content=item.content, speaker=item.speaker, agent_id=item.agent_id,
+            created_at=item.created_at, metadata=item.metadata, id=item.id,
+            seq=item.seq if item.seq >= 0 else None,
+        )
+    try:
+        return TurnInput.model_validate(dict(item))
+    except ValidationError as exc:
+        raise InvalidInputError(f"invalid turn: {exc.errors()[0]['msg']}") from exc
+
+
+class AsyncMemory:
+    """Memory for agents, async API. Build with :meth:`open` (or pass components).
+
+    Args:
+        settings: configuration (default: :meth:`Settings.load`).
+        store / embedder / reasoner: ready components overriding the settings' choice.
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: MemoryStore | None = None,
+        embedder: Embedder | None = None,
+        reasoner: Reasoner | None = None,
+    ) -> None:
+        self.settings = settings or Settings.load()
+        self._owns_embedder = embedder is None
+        self.embedder = embedder or get_embedder(
+            self.settings.embedder, batch_size=self.settings.embed_batch_size
+        )
+        self.reasoner = reasoner or get_reasoner(self.settings.reasoner)
+        self.store = store or open_store(self.settings.store)
+        self._opened = False
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, settings: Settings | None = None, **overrides: Any):
+        """``async with AsyncMemory.open(store=..., ...) as memory``: open, yield, close.
+
+        Keyword overrides are :class:`Settings` fields, or ``embedder`` / ``reasoner`` /
+        ``store`` given as ready objects.
+        """
+        parts = {k: overrides.pop(k) for k in ("embedder", "reasoner", "store")
+                 if k in overrides and not isinstance(overrides[k], str | None)}
+        memory = cls(settings or Settings.load(**overrides), **parts)
+        await memory.connect()
+        try:
+            yield memory
+        finally:
+            await memory.close()
+
+    async def connect(self) -> None:
+        """Open the store (schema, migrations, embedding check). Idempotent."""
+        if not self._opened:
+            await self.store.open(self.embedder.spec)
+            self._opened = True
+
+    async def close(self) -> None:
+        """Close the store (and the embedder, when this object created it). Safe to call twice."""
+        if self._opened:
+            await self.store.close()
+            self._opened = False
+        if self._owns_embedder:
+            await self.embedder.aclose()
+
+    @property
+    def components(self) -> Components:
+        """The store, embedder, reasoner and settings the pipeline steps run with."""
+        return Components(self.store, self.embedder, self.reasoner, self.settings)
+
+    # -- turns ---------------------------------------------------------------------------
+
+    def _validate(self, item: TurnInput) -> None:
+        require_scope(item.user_id)
+        require_scope(item.thread_id, "thread_id")
+        Role.parse(item.role)
+        if not item.content or not item.content.strip():
+            raise EmptyContentError("turn content must not be empty")
+        if len(item.content) > self.settings.max_content_chars:
+            raise ContentTooLargeError(
+                f"turn content is {len(item.content)} characters; the limit is "
+                f"{self.settings.max_content_chars} (Settings.max_content_chars)"
+            )
+
+    async def add_turns(self, items: Iterable[TurnInput | Turn | Mapping[str, Any]]) -> list[Turn]:
+        """Store turns durably, embedded and indexed, in one atomic batch.
+
+        Returns:
+            The stored :class:`Turn` records (ids and ``seq`` assigned).
+
+        Raises:
+            MissingScopeError, EmptyContentError, ContentTooLargeError, UnknownRoleError:
+                bad input; nothing is written (the whole batch is checked first).
+        """
+        inputs = [_as_input(item) for item in items]
+        for item in inputs:
+            self._validate(item)
+        await self.connect()
+        next_seq: dict[tuple[str, str], int] = {}
+        existing: dict[tuple[str, str], Turn] = {}
+        by_user: dict[str, list[str]] = {}
+        for item in inputs:
+            if item.id:
+                by_user.setdefault(item.user_id.strip(), []).append(item.id)
+        for user_id, ids in by_user.items():
+            for record in await self.store.get(user_id, ids):
+                if isinstance(record, Turn):
+                    existing[(user_id, record.id)] = record
+        turns: list[Turn] = []
+        for item in inputs:
+            user_id, thread_id = item.user_id.strip(), item.thread_id.strip()
+            prior = existing.get((user_id, item.id)) if item.id else None
+            seq = item.seq if item.seq is not None else (prior.seq if prior else None)
+            if seq is None:
+                key = (user_id, thread_id)
+                if key not in next_seq:
+                    last = await self.store.list(
+                        user_id,
+                        RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id,
+                                    newest_first=True, limit=1),
+                    )
+                    next_seq[key] = (last[0].seq + 1) if last else 0  # type: ignore[attr-defined]
+                seq = next_seq[key]
+                next_seq[key] += 1
+            now = utcnow()
+            turns.append(
+                Turn(
+                    id=item.id or new_id("turn"),
+                    user_id=user_id,
+                    thread_id=thread_id,
+                    agent_id=item.agent_id,
+                    role=item.role,
+                    speaker=item.speaker,
+                    content=item.content,
+                    seq=seq,
+                    created_at=item.created_at or now,
+                    updated_at=now,
+                    metadata=item.metadata,
+                )
+            )
+        await self.components.write(turns)  # type: ignore[arg-type]
+        return turns
+
+    async def add_turn(
+        self,
+        user_id: str,
+        thread_id: str,
+        role: str | Role,
+        content: str,
+        **fields: Any,
+    ) -> Turn:
+        """Store one turn; see :meth:`add_turns` (``fields``: speaker, agent_id, created_at,
+        metadata, id, seq)."""
+        return (await self.add_turns([TurnInput(
+            user_id=user_id, thread_id=thread_id, role=role, content=content, **fields
+        )]))[0]
+
+    async def get_thread(self, user_id: str, thread_id: str, k: int | None = None) -> list[Turn]:
+        """The turns of a thread in order; with ``k``, only the last ``k``."""
+        user_id = require_scope(user_id)
+        thread_id = require_scope(thread_id, "thread_id")
+        await self.connect()
+        query = RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id,
+                            newest_first=k is not None, limit=k)
+        turns = [t for t in await self.store.list(user_id, query) if isinstance(t, Turn)]
+        return sorted(turns, key=lambda t: (t.seq, t.created_at))
+
+    async def get_memories(
+        self,
+        user_id: str,
+        *,
+        kinds: Sequence[RecordKind | str] | None = None,
+        thread_id: str | None = None,
+        agent_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        include_superseded: bool = False,
+        newest_first: bool = False,
+        limit: int | None = None,
+    ) -> list[MemoryRecord]:
+        """The user's records matching the filters, ordered by ``created_at``."""
+        user_id = require_scope(user_id)
+        await self.connect()
+        query = RecordQuery(
+            kinds=frozenset(RecordKind(k) for k in kinds) if kinds else None,
+            thread_id=thread_id, agent_id=agent_id, since=since, until=until,
+            include_superseded=include_superseded, newest_first=newest_first, limit=limit,
+        )
+        return await self.store.list(user_id, query)
+
+    async def get_summary(self, user_id: str, thread_id: str) -> ThreadSummary | None:
+        """The thread's summary, or ``None`` before ``generate_thread_summary`` ran."""
+        user_id = require_scope(user_id)
+        await self.connect()
+        found = await self.store.get(user_id, [summary_id(user_id, require_scope(thread_id))])
+        return found[0] if found and isinstance(found[0], ThreadSummary) else None
+
+    async def get_profile(self, user_id: str) -> UserProfile | None:
+        """The user's profile, or ``None`` before ``generate_user_summary`` ran."""
+        user_id = require_scope(user_id)
+        await self.connect()
+        found = await self.store.get(user_id, [profile_id(user_id)])
+        return found[0] if found and isinstance(found[0], UserProfile) else None
+
+    # -- search and pipeline -------------------------------------------------------------
+
+    async def search(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        mode: SearchMode | str = SearchMode.HYBRID,
+        k: int = 10,
+        kinds: Sequence[RecordKind | str] | None = None,
+        thread_id: str | None = None,
+        agent_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        include_superseded: bool = False,
+    ) -> list[Hit]:
+        """Vector, full-text or hybrid (RRF) search over the user's records; see
+        :func:`agent_memory.retrieval.search.search`."""
+        await self.connect()
+        filters = SearchFilters(
+            kinds=frozenset(RecordKind(x) for x in kinds) if kinds else None,
+            thread_id=thread_id, agent_id=agent_id, since=since, until=until,
+            include_superseded=include_superseded,
+        )
+        request = SearchRequest(query=query, mode=SearchMode(mode), k=k, filters=filters)
+        return await search(self.store, self.embedder, user_id, request,
+                            rrf_k=self.settings.rrf_k)
+
+    async def generate_thread_summary(self, user_id: str, thread_id: str, **kw: Any) -> StepResult:
+        """Run the incremental thread-summary step; see :mod:`agent_memory.pipeline`."""
+        await self.connect()
+        return await generate_thread_summary(self.components, user_id, thread_id, **kw)
+
+    async def extract_facts(self, user_id: str, thread_id: str, **kw: Any) -> StepResult:
+        """Run fact extraction with exact dedup; see :mod:`agent_memory.pipeline`."""
+        await self.connect()
+        return await extract_facts(self.components, user_id, thread_id, **kw)
+
+    async def generate_user_summary(self, user_id: str) -> StepResult:
+        """Run the incremental cross-thread profile step; see :mod:`agent_memory.pipeline`."""
+        await self.connect()
+        return await generate_user_summary(self.components, user_id)
+
+    async def process_thread(self, user_id: str, thread_id: str) -> list[StepResult]:
+        """Thread summary then fact extraction for one thread."""
+        return [
+            await self.generate_thread_summary(user_id, thread_id),
+            await self.extract_facts(user_id, thread_id),
+        ]
+
+    async def threads(self, user_id: str) -> list[str]:
+        """Ids of the user's threads that have turns, in order of first turn."""
+        turns = await self.get_memories(user_id, kinds=[RecordKind.TURN])
+        return list(dict.fromkeys(t.thread_id for t in turns if t.thread_id))
+
+
+__all__ = ["AsyncMemory", "TurnInput"]

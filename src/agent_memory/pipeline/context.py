@@ -1,0 +1,54 @@
+"""What every pipeline step works with, and what it reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from ..config import Settings
+from ..embedders.base import Embedder
+from ..indexing import build_indexed
+from ..models import MemoryRecord
+from ..reasoners.base import Reasoner
+from ..stores.base import MemoryStore
+
+
+@dataclass(frozen=True)
+class Components:
+    """The store, embedder, reasoner and settings a step runs with."""
+
+    store: MemoryStore
+    embedder: Embedder
+    reasoner: Reasoner
+    settings: Settings
+
+    async def write(self, records: list[MemoryRecord]) -> None:
+        """Embed ``records`` and upsert them in one atomic batch."""
+        if records:
+            await self.store.put(await build_indexed(records, self.embedder))
+
+
+class StepResult(BaseModel):
+    """What a pipeline step did.
+
+    Attributes:
+        step: the step's name.
+        user_id / thread_id: its scope.
+        written: ids of records created or updated.
+        turns_read: new turns (or items) the step consumed.
+        exact_dedup_skipped: facts skipped because an active fact had the same content_hash.
+        changed: False when there was nothing new (the store is untouched).
+    """
+
+    step: str
+    user_id: str
+    thread_id: str | None = None
+    written: list[str] = Field(default_factory=list)
+    turns_read: int = 0
+    exact_dedup_skipped: int = 0
+
+    @property
+    def changed(self) -> bool:
+        """Whether the step wrote anything."""
+        return bool(self.written)

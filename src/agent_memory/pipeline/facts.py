@@ -1,0 +1,102 @@
+"""extract_facts: distil self-contained facts from a thread's turns (seed 000).
+
+Each fact carries ``content_hash`` (SHA-256 of the normalised text, 32 hex chars). Before a
+fact is written its hash is checked against the user's active facts; an exact re-extraction is
+skipped and counted in ``exact_dedup_skipped``, so re-running the step changes nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from ..models import Fact, RecordKind, Turn, as_utc, content_hash, new_id, require_scope, utcnow
+from ..stores.base import RecordQuery
+from .context import Components, StepResult
+
+_BATCH_TURNS = 200
+
+
+def _occurred_at(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return as_utc(datetime.fromisoformat(value))
+    except ValueError:
+        try:
+            return as_utc(datetime.combine(date.fromisoformat(value[:10]), datetime.min.time()))
+        except ValueError:
+            return None
+
+
+async def extract_facts(
+    c: Components, user_id: str, thread_id: str, *, recent_k: int | None = None
+) -> StepResult:
+    """Extract facts from the turns of one thread and store the new ones.
+
+    Args:
+        recent_k: only look at the newest ``recent_k`` turns of the thread.
+
+    Returns:
+        A :class:`StepResult` with the new fact ids and ``exact_dedup_skipped``.
+
+    Raises:
+        MissingScopeError: blank user_id or thread_id.
+        ReasonerError: the reasoner failed (nothing is written).
+    """
+    user_id = require_scope(user_id)
+    thread_id = require_scope(thread_id, "thread_id")
+    turns = [
+        t
+        for t in await c.store.list(
+            user_id, RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id)
+        )
+        if isinstance(t, Turn)
+    ]
+    if recent_k is not None:
+        turns = turns[-recent_k:]
+    result = StepResult(step="extract_facts", user_id=user_id, thread_id=thread_id)
+    result.turns_read = len(turns)
+    if not turns:
+        return result
+    by_id = {t.id: t for t in turns}
+    drafts = []
+    for start in range(0, len(turns), _BATCH_TURNS):
+        drafts += (await c.reasoner.extract_facts(turns[start : start + _BATCH_TURNS])).facts
+
+    existing = await c.store.list(
+        user_id, RecordQuery(kinds=frozenset({RecordKind.FACT}))
+    )
+    known = {f.content_hash for f in existing if isinstance(f, Fact)}
+    now = utcnow()
+    facts: list[Fact] = []
+    for draft in drafts:
+        evidence = [e for e in draft.evidence if e in by_id]
+        if not evidence:
+            continue
+        digest = content_hash(draft.text)
+        if digest in known:
+            result.exact_dedup_skipped += 1
+            continue
+        known.add(digest)
+        source = by_id[evidence[-1]]
+        facts.append(
+            Fact(
+                id=new_id("fact"),
+                user_id=user_id,
+                thread_id=thread_id,
+                agent_id=source.agent_id,
+                content=draft.text,
+                subject=draft.subject,
+                category=draft.category,
+                confidence=draft.confidence,
+                importance=draft.importance,
+                content_hash=digest,
+                occurred_at=_occurred_at(draft.occurred_at),
+                evidence=evidence,
+                created_at=source.created_at,
+                updated_at=now,
+            )
+        )
+    await c.write(facts)
+    result.written = [f.id for f in facts]
+    return result

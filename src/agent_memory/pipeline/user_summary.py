@@ -1,0 +1,90 @@
+"""generate_user_summary: the cross-thread user profile (seed 000 user_summary).
+
+Stored under ``user_summary_{user_id}`` with ``thread_id="__user_summary__"``. Incremental: the
+existing profile is merged with only the thread summaries and facts updated after its watermark.
+"""
+
+from __future__ import annotations
+
+from ..models import (
+    Fact,
+    MemoryRecord,
+    RecordKind,
+    ThreadSummary,
+    UserProfile,
+    profile_id,
+    require_scope,
+    utcnow,
+)
+from ..stores.base import RecordQuery
+from .context import Components, StepResult
+
+
+def _item_text(record: MemoryRecord) -> str:
+    when = record.created_at.strftime("%d %B %Y").lstrip("0")
+    if isinstance(record, ThreadSummary):
+        return f"[{when}] {record.content}"
+    return record.content
+
+
+async def generate_user_summary(c: Components, user_id: str) -> StepResult:
+    """Create or update the user's profile from what changed since its watermark.
+
+    Returns:
+        A :class:`StepResult`; ``written`` is empty when nothing new was found.
+
+    Raises:
+        MissingScopeError: blank user_id.
+        ReasonerError: the reasoner failed (the old profile is kept).
+    """
+    user_id = require_scope(user_id)
+    pid = profile_id(user_id)
+    found = await c.store.get(user_id, [pid])
+    previous = found[0] if found else None
+    assert previous is None or isinstance(previous, UserProfile)
+    candidates = await c.store.list(
+        user_id, RecordQuery(kinds=frozenset({RecordKind.SUMMARY, RecordKind.FACT}))
+    )
+    watermark = previous.watermark if previous else None
+    items = [
+        r
+        for r in candidates
+        if isinstance(r, ThreadSummary | Fact) and (watermark is None or r.updated_at > watermark)
+    ]
+    result = StepResult(step="user_summary", user_id=user_id)
+    if not items:
+        return result
+    # Oldest first by conversation time, so the reasoner lets newer information win.
+    items.sort(key=lambda r: (r.created_at, r.updated_at))
+    draft = await c.reasoner.summarize_user(
+        previous.content if previous else None,
+        [_item_text(r) for r in items],
+        c.settings.profile_max_tokens,
+    )
+    sources = list(previous.sources) if previous else []
+    known_sources = set(sources)
+    sources += [r.id for r in items if r.id not in known_sources]
+    evidence = list(previous.evidence) if previous else []
+    known_turns = set(evidence)
+    for r in items:
+        for turn_id in r.evidence:
+            if turn_id not in known_turns:
+                known_turns.add(turn_id)
+                evidence.append(turn_id)
+    now = utcnow()
+    profile = UserProfile(
+        id=pid,
+        user_id=user_id,
+        content=draft.text,
+        structured=previous.structured if previous else None,
+        sources=sources,
+        evidence=evidence,
+        watermark=max(r.updated_at for r in items),
+        created_at=previous.created_at if previous else now,
+        updated_at=now,
+        metadata={"key_topics": draft.key_topics[:5]},
+    )
+    await c.write([profile])
+    result.written.append(pid)
+    result.turns_read = len(items)
+    return result

@@ -1,0 +1,87 @@
+"""The agent-memory CLI, run in-process with typer's CliRunner on real files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from agent_memory.cli.app import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _wide_terminal(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+def write_jsonl(path):
+    rows = [
+        {"user_id": "dana", "thread_id": "trip", "role": "user", "speaker": "Dana",
+         "content": "I am flying to Osaka on 3 April to see my grandmother.",
+         "created_at": "2024-03-01T09:00:00Z"},
+        {"user_id": "dana", "thread_id": "trip", "role": "assistant",
+         "content": "Lovely! Do you need hotel suggestions?", "created_at": "2024-03-01T09:01:00Z"},
+        {"user_id": "dana", "thread_id": "trip", "role": "user", "speaker": "Dana",
+         "content": "No thanks, I will stay with my cousin Kenji.",
+         "created_at": "2024-03-01T09:02:00Z"},
+        {"user_id": "eli", "thread_id": "gym", "role": "user", "speaker": "Eli",
+         "content": "I lift weights three times a week.", "created_at": "2024-03-02T09:00:00Z"},
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+
+
+def test_ingest_search_summary_profile(tmp_path):
+    data, store = tmp_path / "turns.jsonl", tmp_path / "m.db"
+    write_jsonl(data)
+    result = runner.invoke(app, ["ingest", str(data), "--format", "jsonl", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    assert "Ingested 4 turns in 2 threads of 2 users" in result.output
+
+    result = runner.invoke(app, ["search", "Where is Dana travelling?", "--user", "dana",
+                                 "--store", str(store), "--json", "-k", "3"])
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.output)
+    assert hits and "Osaka" in hits[0]["record"]["content"]
+    assert all(h["record"]["user_id"] == "dana" for h in hits)
+    assert {"vector", "text"} & set(hits[0]["signals"]) and hits[0]["provenance"]["evidence"]
+
+    result = runner.invoke(app, ["search", "weights", "--user", "dana", "--store", str(store),
+                                 "--mode", "text", "--json"])
+    assert result.exit_code == 0 and json.loads(result.output) == []  # eli's turn stays his
+
+    table = runner.invoke(app, ["search", "Osaka", "--user", "dana", "--store", str(store)])
+    assert table.exit_code == 0 and "Osaka" in table.output and "trip" in table.output
+
+    result = runner.invoke(app, ["summary", "--user", "dana", "--thread", "trip",
+                                 "--store", str(store)])
+    assert result.exit_code == 0 and "summary_dana_trip" in result.output
+    result = runner.invoke(app, ["profile", "--user", "dana", "--store", str(store)])
+    assert result.exit_code == 0 and "user_summary_dana" in result.output
+    result = runner.invoke(app, ["profile", "--user", "nobody", "--store", str(store)])
+    assert result.exit_code == 1
+
+
+def test_errors_are_one_clear_line(tmp_path):
+    not_a_store = tmp_path / "notes.txt"
+    not_a_store.write_text("just some notes\n")
+    result = runner.invoke(app, ["search", "x", "--user", "u", "--store", str(not_a_store)])
+    assert result.exit_code == 2 and "NotAStoreError" in result.output
+    assert not_a_store.read_text() == "just some notes\n"
+    result = runner.invoke(app, ["search", "x", "--user", " ", "--store", str(tmp_path / "m.db")])
+    assert result.exit_code == 2 and "MissingScopeError" in result.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"user_id": "u", "thread_id": "t", "role": "user", "content": "ok"}\n'
+                   '{"user_id": "u", "thread_id": "t", "role": "bard", "content": "hi"}\n')
+    result = runner.invoke(app, ["ingest", str(bad), "--store", str(tmp_path / "m.db")])
+    assert result.exit_code == 2 and "line 2" in result.output
+
+
+def test_demo_runs_end_to_end():
+    result = runner.invoke(app, ["demo"])
+    assert result.exit_code == 0, result.output
+    for expected in ("generate_thread_summary", "extract_facts", "user_summary_priya",
+                     "search: 'Does she have children?'", "Anika"):
+        assert expected in result.output
