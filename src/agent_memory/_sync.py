@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import threading
 from collections.abc import Coroutine
 from typing import Any, Self, TypeVar
@@ -16,13 +17,6 @@ from .client import AsyncMemory
 from .config import Settings
 
 T = TypeVar("T")
-
-_FORWARDED = (
-    "add_turn", "add_turns", "get_thread", "get_memories", "get_summary", "get_profile",
-    "search", "generate_thread_summary", "extract_facts", "generate_user_summary",
-    "process_thread", "threads",
-)
-
 
 class _LoopThread:
     def __init__(self) -> None:
@@ -100,5 +94,14 @@ def _forward(name: str) -> Any:
     return method
 
 
-for _name in _FORWARDED:
+def _public_coroutines() -> list[str]:
+    """Every public coroutine method of AsyncMemory (its mixins included)."""
+    return [
+        name
+        for name, value in inspect.getmembers(AsyncMemory, inspect.iscoroutinefunction)
+        if not name.startswith("_") and name not in {"connect", "close"}
+    ]
+
+
+for _name in _public_coroutines():
     setattr(Memory, _name, _forward(_name))

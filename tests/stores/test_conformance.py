@@ -498,6 +498,33 @@ async def test_superseded_hidden_by_default_and_shown_with_flag(store: MemorySto
     assert [h.record.id for h in coffee] == ["f2"]
 
 
+async def test_update_changes_docs_and_filters_but_keeps_vectors_and_text(
+    store: MemoryStore,
+) -> None:
+    fact = Fact(id="fu", user_id="alice", thread_id="th1", content="likes green tea")
+    await store.put([Indexed(fact, vectors={"content": E1})])
+    assert [h.record.id for h in await store.vector_search("alice", E1, ALL, 5)] == ["fu"]
+    # A document-only change (access statistics) is stored.
+    touched = fact.model_copy(update={"access_count": 3, "last_accessed_at": at(5)})
+    assert await store.update([touched]) == 1
+    (got,) = await store.get("alice", ["fu"])
+    assert got.access_count == 3 and got.last_accessed_at == at(5)
+    # A filter change (supersede) hides it from default reads at once, vectors and text kept.
+    retired = touched.model_copy(update={"superseded_by": "other",
+                                         "supersede_reason": SupersedeReason.DUPLICATE})
+    assert await store.update([retired]) == 1
+    assert await store.vector_search("alice", E1, ALL, 5) == []
+    assert await store.text_search("alice", "green tea", ALL, 5) == []
+    assert [h.record.id for h in await store.vector_search("alice", E1, EVERYTHING, 5)] == ["fu"]
+    hits = await store.text_search("alice", "green tea", EVERYTHING, 5)
+    assert [h.record.superseded_by for h in hits] == ["other"]
+    # Unknown ids and other users' ids are skipped; nothing is created.
+    ghost = fact.model_copy(update={"id": "ghost"})
+    bobs = fact.model_copy(update={"user_id": "bob"})
+    assert await store.update([ghost, bobs]) == 0
+    assert await store.get("alice", ["ghost"]) == [] and await store.get("bob", ["fu"]) == []
+
+
 # -- isolation between users --------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+from importlib import import_module
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -190,6 +191,11 @@ def model_export(
 
     path = export_onnx(force=force)
     console.print(f"ONNX model ready: {path}")
+
+
+# Feature command groups register themselves here (each module defines register(app)).
+for _module in ():
+    import_module(f"{__package__}.{_module}").register(app)
 
 
 def main() -> None:

@@ -151,6 +151,17 @@ class MemoryStore(ABC):
         """
 
     @abstractmethod
+    async def update(self, records: Sequence[MemoryRecord]) -> int:
+        """Replace the stored documents of existing records, keeping their index text and
+        vectors (for flags, access statistics, supersede fields: nothing is re-embedded).
+
+        Records that do not exist (by ``(user_id, id)``) are skipped. Atomic.
+
+        Returns:
+            How many records were updated.
+        """
+
+    @abstractmethod
     async def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
         """Return the records with these ids in the user's partition (missing ids are skipped),
         in the order of ``ids``."""

@@ -285,6 +285,88 @@ class SQLiteStore(MemoryStore):
         else:
             self._cache.put(user_id, cached.after_write(version, upserts, deleted))
 
+    async def update(self, records: Sequence[MemoryRecord]) -> int:
+        """Replace the documents (and filter columns) of existing records in one transaction,
+        leaving their full-text entries and vectors as they are.
+
+        When a filter column changes (kind, thread, agent, created_at, seq, content_hash,
+        category, processed, superseded_by), the user's version counter moves and cached vector
+        views learn the new values; a document-only change (access statistics) moves nothing.
+
+        Returns:
+            How many records existed and were updated.
+
+        Raises:
+            InvalidInputError: an item is not a record; nothing is written.
+            StoreError: the database failed; nothing is written.
+        """
+        rows = []
+        for record in records:
+            if not isinstance(record, MemoryRecord):
+                raise InvalidInputError(f"update expects records, got {type(record).__name__}")
+            rows.append(record_row(record))
+        if not rows:
+            return 0
+        changed: dict[str, set[str]] = {}
+        updated = 0
+        with self._lock:
+            conn = self._require_conn()
+            versions: dict[str, int] = {}
+            upserts: dict[str, dict[str, list[VectorRow]]] = {}
+            with self._translate("update"):
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for row in rows:
+                        old = conn.execute(
+                            "SELECT kind, thread_id, agent_id, seq, created_at, content_hash, "
+                            "category, processed, superseded_by FROM records "
+                            "WHERE user_id = ? AND id = ?",
+                            row[:2],
+                        ).fetchone()
+                        if old is None:
+                            continue
+                        conn.execute(
+                            "UPDATE records SET kind = ?, thread_id = ?, agent_id = ?, seq = ?, "
+                            "created_at = ?, content_hash = ?, category = ?, processed = ?, "
+                            "superseded_by = ?, doc = ? WHERE user_id = ? AND id = ?",
+                            (*row[2:], *row[:2]),
+                        )
+                        updated += 1
+                        if tuple(old) != tuple(row[2:11]):
+                            changed.setdefault(row[0], set()).add(row[1])
+                    if changed:
+                        versions = self._bump(conn, set(changed))
+                        for user, ids in changed.items():
+                            upserts[user] = self._vector_rows(conn, user, ids)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    for user in changed:
+                        self._cache.invalidate(user)
+                    raise
+            for user, by_id in upserts.items():
+                self._after_write(user, versions.get(user), by_id, ())
+        return updated
+
+    @staticmethod
+    def _vector_rows(
+        conn: sqlite3.Connection, user_id: str, ids: set[str]
+    ) -> dict[str, list[VectorRow]]:
+        """Record id -> its stored vectors with the record's current filter columns."""
+        out: dict[str, list[VectorRow]] = {record_id: [] for record_id in ids}
+        for row in conn.execute(
+            """
+            SELECT v.record_id, v.field, v.vec, r.kind, r.thread_id, r.agent_id,
+                   r.created_at, r.seq, r.content_hash, r.category, r.processed,
+                   r.superseded_by
+            FROM vectors v JOIN records r ON r.user_id = v.user_id AND r.id = v.record_id
+            WHERE v.user_id = ? AND v.record_id IN (SELECT value FROM json_each(?))
+            """,
+            (user_id, json.dumps(sorted(ids))),
+        ):
+            out[row[0]].append(VectorRow(*row))
+        return out
+
     async def delete(self, user_id: str, ids: Sequence[str]) -> int:
         """Hard-delete the user's records with these ids, their vectors and FTS entries.
 

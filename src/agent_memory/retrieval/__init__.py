@@ -1,0 +1,1 @@
+"""Search over one user's records: vector, full text and hybrid (RRF)."""
