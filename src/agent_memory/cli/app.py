@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from importlib import import_module
 from enum import StrEnum
+from importlib import import_module
 from pathlib import Path
 from typing import Annotated, Any
 
