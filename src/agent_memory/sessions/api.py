@@ -1,0 +1,161 @@
+"""The client's session methods (:class:`SessionsAPI`, a mixin of ``AsyncMemory``).
+
+Example::
+
+    async with AsyncMemory.open(store="memory.db") as memory:
+        sid = await memory.start_session("u1")
+        await memory.add_session_turn("u1", sid, "user", "I want to retire at 60.")
+        print(await memory.get_current_context("u1", sid))
+        ended = await memory.end_session("u1", sid)          # flush, summary, reflection
+        await memory.run_longterm_reflection("u1")            # insights -> profile
+        print(await memory.retrieve_facts("u1", "retirement plans"))
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from ..models import RecordKind, Role, ThreadSummary, Turn, UserProfile, require_scope
+from ..reasoners.sessions_models import FactRetrieval
+from . import cfr
+from .keeper import MemoryKeeper, SessionEnd
+from .profile import ProfileUpdate, run_longterm_reflection, set_structured_profile
+from .reflection import ReflectionResult, reflect_pending
+
+if TYPE_CHECKING:
+    from ..pipeline.context import Components
+
+
+class SessionsAPI:
+    """Sessions (memory keeper), reflection, profile and contextual fact retrieval.
+
+    Attributes:
+        profile_model: the pydantic model of the structured profile (seed 003) used by
+            :meth:`run_longterm_reflection` when none is passed; ``None`` for text only.
+    """
+
+    profile_model: type[BaseModel] | None = None
+
+    if TYPE_CHECKING:
+        components: Components
+
+        async def connect(self) -> None: ...
+
+    def _keepers(self) -> dict[tuple[str, str], MemoryKeeper]:
+        keepers = self.__dict__.get("_session_keepers")
+        if keepers is None:
+            keepers = self.__dict__["_session_keepers"] = {}
+        return keepers
+
+    def open_session_ids(self, user_id: str) -> list[str]:
+        """Ids of the user's sessions with a live keeper in this client (started, not ended)."""
+        return [sid for uid, sid in self._keepers() if uid == user_id]
+
+    async def start_session(
+        self, user_id: str, session_id: str | None = None, *, agent_id: str | None = None
+    ) -> str:
+        """Start a session (or resume it from the store) and return its id.
+
+        Args:
+            session_id: the session (= thread) id; a new ``session_<hex>`` when omitted.
+
+        Raises:
+            InvalidInputError: the session already ended.
+        """
+        user_id = require_scope(user_id)
+        session_id = require_scope(session_id or f"session_{uuid.uuid4().hex[:16]}",
+                                   "session_id")
+        await self.session_keeper(user_id, session_id, agent_id=agent_id)
+        return session_id
+
+    async def session_keeper(
+        self, user_id: str, session_id: str, *, agent_id: str | None = None
+    ) -> MemoryKeeper:
+        """The live :class:`MemoryKeeper` of a session, opened (started/resumed) on first use."""
+        key = (require_scope(user_id), require_scope(session_id, "session_id"))
+        keeper = self._keepers().get(key)
+        if keeper is None:
+            await self.connect()
+            keeper = await MemoryKeeper.open(self, key[0], key[1], agent_id=agent_id)  # type: ignore[arg-type]
+            self._keepers()[key] = keeper
+        return keeper
+
+    async def add_session_turn(
+        self, user_id: str, session_id: str, role: str | Role, content: str, *,
+        speaker: str | None = None, created_at: datetime | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Turn:
+        """Add a turn to a live session (durable on return; prunes every k turns)."""
+        keeper = await self.session_keeper(user_id, session_id)
+        return await keeper.add_turn(role, content, speaker=speaker, created_at=created_at,
+                                     metadata=metadata)
+
+    async def get_current_context(self, user_id: str, session_id: str) -> str:
+        """The session's context: init block + cumulative summary + active turns."""
+        return (await self.session_keeper(user_id, session_id)).get_current_context()
+
+    async def end_session(self, user_id: str, session_id: str) -> SessionEnd:
+        """End a session: flush, complete the summary, reflect (see :class:`MemoryKeeper`)."""
+        keeper = await self.session_keeper(user_id, session_id)
+        try:
+            return await keeper.end_session()
+        finally:
+            self._keepers().pop((keeper.user_id, keeper.session_id), None)
+
+    async def list_sessions(self, user_id: str) -> list[ThreadSummary]:
+        """The user's session records, oldest start first."""
+        user_id = require_scope(user_id)
+        await self.connect()
+        from ..stores.base import RecordQuery
+
+        found = await self.components.store.list(
+            user_id, RecordQuery(kinds=frozenset({RecordKind.SUMMARY})))
+        sessions = [s for s in found if isinstance(s, ThreadSummary)]
+        return sorted(sessions, key=lambda s: (s.start_time or s.created_at, s.id))
+
+    async def reflect_pending_sessions(self, user_id: str) -> list[ReflectionResult]:
+        """Reflect on completed sessions still pending, then aggregate no-insight sessions."""
+        await self.connect()
+        return await reflect_pending(self.components, user_id)
+
+    async def run_longterm_reflection(
+        self, user_id: str, profile_model: type[BaseModel] | None = None
+    ) -> ProfileUpdate:
+        """Merge unprocessed insights into the profile (structured part validated against
+        ``profile_model`` or :attr:`profile_model`)."""
+        await self.connect()
+        return await run_longterm_reflection(self.components, user_id,
+                                             profile_model or self.profile_model)
+
+    async def set_structured_profile(
+        self, user_id: str, data: Mapping[str, Any],
+        profile_model: type[BaseModel] | None = None,
+    ) -> UserProfile:
+        """Set the profile's structured part after validation (ProfileSchemaError if not)."""
+        model = profile_model or self.profile_model
+        if model is None:
+            from ..errors import ConfigError
+
+            raise ConfigError("no profile model: pass profile_model or set memory.profile_model")
+        await self.connect()
+        return await set_structured_profile(self.components, user_id, data, model)
+
+    async def retrieve_facts_detailed(
+        self, user_id: str, query: str, *, max_rounds: int = cfr.DEFAULT_MAX_ROUNDS
+    ) -> FactRetrieval:
+        """Contextual fact retrieval, as a structured result (answer, items, tool calls)."""
+        await self.connect()
+        return await cfr.retrieve(self.components, user_id, query, max_rounds)
+
+    async def retrieve_facts(
+        self, user_id: str, query: str, *, max_rounds: int = cfr.DEFAULT_MAX_ROUNDS
+    ) -> str:
+        """Contextual fact retrieval: the facts about the user relevant to ``query``, with
+        their sources (record ids, sessions, dates)."""
+        return cfr.render(await self.retrieve_facts_detailed(user_id, query,
+                                                             max_rounds=max_rounds))
