@@ -1,0 +1,163 @@
+"""Consistency and processing commands: ``reconcile``, ``history``, ``restore``, ``worker``,
+``forget``.
+
+``worker`` runs queued jobs (thresholds ``AGENT_MEMORY_*_EVERY_N`` enqueue them as turns
+arrive); several workers, in several processes, may serve one store file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from .render import console, err_console
+
+StoreOpt = Annotated[Path | None, typer.Option("--store", "-s", help="SQLite store file.")]
+UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partition).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _memory(store: Path | None):
+    from ..client import AsyncMemory
+    from ..config import Settings
+
+    return AsyncMemory.open(Settings.load(store=str(store) if store else None))
+
+
+def _fact_line(fact) -> str:
+    state = "active" if fact.active else f"{fact.supersede_reason.value} -> {fact.superseded_by}"
+    return f"{fact.id} [{state}] {fact.content}"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the commands to ``app``."""
+    from .app import handles_errors
+
+    @app.command()
+    @handles_errors
+    def reconcile(user: UserOpt, store: StoreOpt = None,
+                  n: Annotated[int, typer.Option("-n", min=1, help="Pool size (most recent "
+                                                 "active facts).")] = 50,
+                  as_json: JsonOpt = False) -> None:
+        """Merge duplicate facts and retire contradicted ones (newer wins)."""
+
+        async def run():
+            async with _memory(store) as memory:
+                return await memory.reconcile_memories(user, n)
+
+        result = asyncio.run(run())
+        if as_json:
+            print(json.dumps(result.model_dump()))
+            return
+        console.print(f"kept {result.kept}, merged {result.merged}, contradicted "
+                      f"{result.contradicted}")
+        for fid in result.merged_ids:
+            console.print(f"  new merged fact {fid}")
+
+    @app.command()
+    @handles_errors
+    def history(fact_id: Annotated[str, typer.Argument(help="The fact id.")], user: UserOpt,
+                store: StoreOpt = None, as_json: JsonOpt = False) -> None:
+        """Show what a fact replaced, what replaced it, and its audit events."""
+
+        async def run():
+            async with _memory(store) as memory:
+                return await memory.history(user, fact_id)
+
+        found = asyncio.run(run())
+        if as_json:
+            print(found.model_dump_json(indent=2))
+            return
+        console.print(_fact_line(found.fact), markup=False)
+        for label, facts in (("replaced", found.replaced), ("replaced by", found.replaced_by)):
+            for fact in facts:
+                console.print(f"  {label}: {_fact_line(fact)}", markup=False)
+        table = Table("at", "action", "detail")
+        for event in found.events:
+            detail = {k: v for k, v in event.items() if k not in ("at", "action")}
+            table.add_row(event["at"], event["action"], json.dumps(detail)[:120])
+        console.print(table)
+
+    @app.command()
+    @handles_errors
+    def restore(fact_id: Annotated[str, typer.Argument(help="The fact id.")], user: UserOpt,
+                store: StoreOpt = None) -> None:
+        """Undo the decision that retired a fact (the undo is recorded; the fact is pinned)."""
+
+        async def run():
+            async with _memory(store) as memory:
+                return await memory.restore(user, fact_id)
+
+        console.print(f"restored {_fact_line(asyncio.run(run()))}", markup=False)
+
+    @app.command()
+    @handles_errors
+    def worker(store: StoreOpt = None,
+               until_idle: Annotated[bool, typer.Option("--until-idle", help="Exit when no "
+                                                        "job is runnable.")] = False,
+               lease: Annotated[float, typer.Option("--lease", min=0.1, help="Lease length "
+                                                    "(seconds).")] = 60.0,
+               max_attempts: Annotated[int, typer.Option("--max-attempts", min=1)] = 5,
+               poll: Annotated[float, typer.Option("--poll", min=0.01, help="Idle poll "
+                                                   "interval (seconds).")] = 1.0) -> None:
+        """Run queued processing jobs (summaries, facts, profile, reconciliation)."""
+        from ..jobs import Worker, WorkerConfig, queue_for
+
+        config = WorkerConfig(lease_seconds=lease, max_attempts=max_attempts, poll_seconds=poll)
+
+        async def run():
+            async with _memory(store) as memory:
+                w = Worker(memory.components, queue_for(memory.store), config=config)
+                err_console.print(f"worker {w.worker_id} started")
+                stop = asyncio.Event()
+                task = asyncio.create_task(w.run(until_idle=until_idle, stop=stop))
+                try:
+                    return await task
+                except asyncio.CancelledError:
+                    stop.set()
+                    return []
+
+        try:
+            outcomes = asyncio.run(run())
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
+        done = sum(o.state == "done" for o in outcomes)
+        console.print(f"{len(outcomes)} jobs claimed, {done} done")
+
+    @app.command()
+    @handles_errors
+    def forget(user: UserOpt, store: StoreOpt = None,
+               thread: Annotated[str | None, typer.Option("--thread", "-t", help="Delete only "
+                                                          "this thread.")] = None,
+               turns_older_than: Annotated[float | None, typer.Option(
+                   "--turns-older-than", help="Delete raw turns older than this many days "
+                   "(time-to-live).")] = None,
+               yes: Annotated[bool, typer.Option("--yes", help="Do not ask.")] = False) -> None:
+        """Hard-delete a user's data, one thread, or raw turns past a time-to-live."""
+        from datetime import timedelta
+
+        if thread and turns_older_than is not None:
+            err_console.print("give --thread or --turns-older-than, not both")
+            raise typer.Exit(2)
+        what = (f"thread {thread!r} of {user!r}" if thread else
+                f"turns older than {turns_older_than} days of {user!r}"
+                if turns_older_than is not None else f"EVERYTHING of user {user!r}")
+        if not yes and not typer.confirm(f"Delete {what}?"):
+            raise typer.Exit(1)
+
+        async def run():
+            async with _memory(store) as memory:
+                if thread:
+                    return await memory.forget_thread(user, thread)
+                if turns_older_than is not None:
+                    return await memory.expire_turns(
+                        user, older_than=timedelta(days=turns_older_than))
+                return await memory.forget_user(user)
+
+        report = asyncio.run(run())
+        print(json.dumps(report.model_dump()))

@@ -1,0 +1,149 @@
+"""The client surface of consistency and automatic processing (mixed into ``AsyncMemory``).
+
+Reconciliation (``reconcile_memories``), the audit trail (``history``, ``restore``),
+forgetting (``forget_thread``, ``forget_user``, ``expire_turns``) and automatic processing
+(the ``_after_turns`` hook called by ``add_turns``, ``run_jobs``, ``start_worker``,
+``stop_worker``, ``jobs``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError
+from ..jobs import (
+    Job,
+    JobOutcome,
+    JobQueue,
+    JobState,
+    Thresholds,
+    Worker,
+    WorkerConfig,
+    count_turns,
+    queue_for,
+)
+from ..models import Fact, Turn
+from . import audit, forget
+from .audit import FactHistory
+from .forget import ForgetReport
+from .reconcile import ReconcileResult, reconcile_memories
+
+if TYPE_CHECKING:
+    from ..config import Settings
+    from ..embedders.base import Embedder
+    from ..pipeline import Components
+    from ..reasoners.base import Reasoner
+    from ..stores.base import MemoryStore
+
+
+class ConsistencyAPI:
+    """Mixin of :class:`~agent_memory.client.AsyncMemory`; see the module docstring."""
+
+    settings: Settings
+    store: MemoryStore
+    embedder: Embedder
+    reasoner: Reasoner
+
+    if TYPE_CHECKING:
+        @property
+        def components(self) -> Components: ...
+
+        async def connect(self) -> None: ...
+
+    # -- reconciliation and audit ----------------------------------------------------------
+
+    async def reconcile_memories(self, user_id: str, n: int = 50) -> ReconcileResult:
+        """Merge duplicates and retire contradicted facts among the ``n`` most recent active
+        facts; ``result.model_dump()`` is ``{"kept", "merged", "contradicted"}``. See
+        :mod:`agent_memory.consistency.reconcile`."""
+        await self.connect()
+        return await reconcile_memories(self.components, user_id, n)
+
+    async def history(self, user_id: str, fact_id: str) -> FactHistory:
+        """What a fact replaced, what replaced it, and its audit events (one call).
+
+        Raises:
+            RecordNotFoundError: no such fact for the user.
+        """
+        await self.connect()
+        return await audit.history(self.store, user_id, fact_id)
+
+    async def restore(self, user_id: str, fact_id: str) -> Fact:
+        """Undo the decision that retired a fact (recorded in the audit trail; the fact is
+        pinned against later reconciliation).
+
+        Raises:
+            RecordNotFoundError: no such fact. InvalidInputError: the fact is active.
+        """
+        await self.connect()
+        return await audit.restore(self.store, user_id, fact_id)
+
+    # -- forgetting ------------------------------------------------------------------------
+
+    def _queue_or_none(self) -> JobQueue | None:
+        try:
+            return queue_for(self.store)
+        except ConfigError:  # a backend without a queue has no jobs to purge
+            return None
+
+    async def forget_thread(self, user_id: str, thread_id: str) -> ForgetReport:
+        """Hard-delete a thread's records, jobs, counters and watermarks; returns counts."""
+        await self.connect()
+        return await forget.forget_thread(self.store, self._queue_or_none(), user_id, thread_id)
+
+    async def forget_user(self, user_id: str) -> ForgetReport:
+        """Hard-delete everything of a user (all records, jobs, counters, watermarks)."""
+        await self.connect()
+        return await forget.forget_user(self.store, self._queue_or_none(), user_id)
+
+    async def expire_turns(self, user_id: str, *, older_than: timedelta | float | None = None,
+                           before: datetime | None = None) -> ForgetReport:
+        """Hard-delete the user's raw turns older than a time-to-live (or a cut-off)."""
+        await self.connect()
+        return await forget.expire_turns(self.store, user_id, older_than=older_than,
+                                         before=before)
+
+    # -- automatic processing --------------------------------------------------------------
+
+    async def _after_turns(self, turns: Sequence[Turn]) -> None:
+        """Hook of ``add_turns``: advance the turn counters, enqueue crossed thresholds."""
+        thresholds = Thresholds.from_settings(self.settings)
+        if thresholds.enabled and turns:
+            await count_turns(queue_for(self.store), turns, thresholds)
+
+    async def jobs(self, user_id: str | None = None,
+                   states: Sequence[JobState | str] | None = None) -> list[Job]:
+        """Stored jobs (optionally of one user, in some states), in queue order."""
+        await self.connect()
+        wanted = [JobState(s) for s in states] if states else None
+        return await queue_for(self.store).jobs(user_id, wanted)
+
+    async def run_jobs(self, *, max_jobs: int | None = None,
+                       config: WorkerConfig | None = None) -> list[JobOutcome]:
+        """Run queued jobs in this process until none is runnable (or ``max_jobs``)."""
+        await self.connect()
+        worker = Worker(self.components, queue_for(self.store), config=config)
+        return await worker.run(until_idle=True, max_jobs=max_jobs)
+
+    async def start_worker(self, config: WorkerConfig | None = None) -> None:
+        """Start a background worker task on the running event loop (in-process option);
+        stop it with :meth:`stop_worker` before closing."""
+        await self.connect()
+        state: dict[str, Any] = self.__dict__.setdefault("_worker_state", {})
+        if state.get("task") and not state["task"].done():
+            return
+        stop = asyncio.Event()
+        worker = Worker(self.components, queue_for(self.store), config=config)
+        state.update(stop=stop, task=asyncio.create_task(worker.run(stop=stop)))
+
+    async def stop_worker(self) -> list[JobOutcome]:
+        """Stop the background worker after its current job; returns its outcomes."""
+        state: dict[str, Any] = self.__dict__.get("_worker_state", {})
+        task = state.pop("task", None)
+        if task is None:
+            return []
+        state.pop("stop").set()
+        return await task

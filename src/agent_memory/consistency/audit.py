@@ -1,0 +1,139 @@
+"""The audit trail of reconciliation: who replaced whom, why, and undoing a decision.
+
+A superseded fact keeps ``superseded_by``, ``supersede_reason`` and ``superseded_at`` and, in
+``metadata["supersede_evidence"]``, what decided it (the reasoner, its rationale, the cosine
+similarity, the winner rule). Every change also appends an event to ``metadata["audit"]`` of the
+facts involved, oldest first::
+
+    {"at": ISO time, "action": "merged" | "superseded" | "replaced" | "restored",
+     "by": id, "ids": [ids], "reason": "duplicate" | "contradict", "evidence": {...}}
+
+so a fact's history is one read (:func:`history`), and :func:`restore` undoes a decision with
+the undo itself recorded. A restored fact is *pinned* (``metadata["pinned"] = True``):
+reconciliation leaves it out of its pool afterwards, so the undone decision is not made again.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..errors import InvalidInputError, RecordNotFoundError
+from ..models import Fact, RecordKind, SupersedeReason, require_scope, utcnow
+from ..stores.base import MemoryStore, RecordQuery
+
+PINNED = "pinned"
+"""Metadata key of facts restored by hand: reconciliation never retires them again."""
+
+AUDIT = "audit"
+"""Metadata key of the list of audit events."""
+
+EVIDENCE = "supersede_evidence"
+"""Metadata key of what decided a fact's retirement."""
+
+
+def add_event(fact: Fact, action: str, at: datetime, **fields: Any) -> Fact:
+    """A copy of ``fact`` with one audit event appended (``fields``: by, ids, reason,
+    evidence)."""
+    event = {"at": at.isoformat(), "action": action,
+             **{k: v for k, v in fields.items() if v is not None}}
+    metadata = {**fact.metadata, AUDIT: [*fact.metadata.get(AUDIT, []), event]}
+    return fact.model_copy(update={"metadata": metadata, "updated_at": at})
+
+
+def supersede(fact: Fact, by: str, reason: SupersedeReason, at: datetime,
+              evidence: dict[str, Any]) -> Fact:
+    """A copy of ``fact`` retired in favour of ``by``, with its evidence and an audit event."""
+    retired = fact.model_copy(update={
+        "superseded_by": by, "supersede_reason": reason, "superseded_at": at,
+        "metadata": {**fact.metadata, EVIDENCE: evidence},
+    })
+    return add_event(retired, "superseded", at, by=by, reason=reason.value, evidence=evidence)
+
+
+class FactHistory(BaseModel):
+    """One fact with what it replaced and what replaced it.
+
+    Attributes:
+        fact: the fact itself (active or not).
+        replaced: facts whose ``superseded_by`` is this fact (merged sources, contradiction
+            losers), oldest first.
+        replaced_by: the chain of facts that superseded it, nearest first (empty when active).
+        events: its audit events, oldest first.
+    """
+
+    fact: Fact
+    replaced: list[Fact] = Field(default_factory=list)
+    replaced_by: list[Fact] = Field(default_factory=list)
+    events: list[dict[str, Any]] = Field(default_factory=list)
+
+
+async def _fact(store: MemoryStore, user_id: str, fact_id: str) -> Fact:
+    found = await store.get(user_id, [fact_id])
+    if not found or not isinstance(found[0], Fact):
+        raise RecordNotFoundError(f"no fact {fact_id!r} for user {user_id!r}")
+    return found[0]
+
+
+async def history(store: MemoryStore, user_id: str, fact_id: str) -> FactHistory:
+    """A fact's audit history (see :class:`FactHistory`).
+
+    Raises:
+        MissingScopeError: blank user_id.
+        RecordNotFoundError: no such fact in the user's partition.
+    """
+    user_id = require_scope(user_id)
+    fact = await _fact(store, user_id, fact_id)
+    everything = await store.list(user_id, RecordQuery(
+        kinds=frozenset({RecordKind.FACT, RecordKind.INSIGHT}), include_superseded=True))
+    by_id = {f.id: f for f in everything if isinstance(f, Fact)}
+    replaced = [f for f in by_id.values() if f.superseded_by == fact.id]
+    chain: list[Fact] = []
+    current = fact
+    while current.superseded_by and current.superseded_by in by_id:
+        current = by_id[current.superseded_by]
+        if current in chain or current.id == fact.id:
+            break
+        chain.append(current)
+    return FactHistory(fact=fact, replaced=replaced, replaced_by=chain,
+                       events=list(fact.metadata.get(AUDIT, [])))
+
+
+async def restore(store: MemoryStore, user_id: str, fact_id: str) -> Fact:
+    """Undo the decision that retired a fact: make it active again and pin it.
+
+    The fact gets a ``restored`` event naming the decision undone; the fact that had replaced
+    it gets one too. Flags only: nothing is re-embedded.
+
+    Returns:
+        The restored fact.
+
+    Raises:
+        MissingScopeError: blank user_id.
+        RecordNotFoundError: no such fact.
+        InvalidInputError: the fact is active (there is nothing to undo); nothing changes.
+    """
+    user_id = require_scope(user_id)
+    fact = await _fact(store, user_id, fact_id)
+    if fact.active:
+        raise InvalidInputError(f"fact {fact_id!r} is active; only a superseded fact can be "
+                                "restored")
+    now = utcnow()
+    undone = {"by": fact.superseded_by,
+              "reason": fact.supersede_reason.value if fact.supersede_reason else None,
+              "superseded_at": fact.superseded_at.isoformat() if fact.superseded_at else None}
+    restored = fact.model_copy(update={
+        "superseded_by": None, "supersede_reason": None, "superseded_at": None,
+        "metadata": {**fact.metadata, PINNED: True},
+    })
+    restored = add_event(restored, "restored", now, evidence=undone)
+    changes = [restored]
+    if fact.superseded_by:
+        found = await store.get(user_id, [fact.superseded_by])
+        if found and isinstance(found[0], Fact):
+            changes.append(add_event(found[0], "restored", now, ids=[fact.id],
+                                     evidence={"undone": undone}))
+    await store.update(changes)
+    return restored
