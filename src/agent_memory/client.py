@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config import Settings
+from .consistency.api import ConsistencyAPI
 from .embedders import get_embedder
 from .embedders.base import Embedder
 from .errors import ContentTooLargeError, EmptyContentError, InvalidInputError
@@ -43,8 +44,10 @@ from .pipeline import (
 )
 from .reasoners import get_reasoner
 from .reasoners.base import Reasoner
+from .recall.api import RecallAPI
 from .retrieval.hits import Hit, SearchMode
 from .retrieval.search import SearchFilters, SearchRequest, search
+from .sessions.api import SessionsAPI
 from .stores import open_store
 from .stores.base import MemoryStore, RecordQuery
 
@@ -91,7 +94,7 @@ def _as_input(item: TurnInput | Turn | Mapping[str, Any]) -> TurnInput:
         raise InvalidInputError(f"invalid turn: {exc.errors()[0]['msg']}") from exc
 
 
-class AsyncMemory:
+class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
     """Memory for agents, async API. Build with :meth:`open` (or pass components).
 
     Args:
@@ -223,6 +226,7 @@ class AsyncMemory:
                 )
             )
         await self.components.write(turns)  # type: ignore[arg-type]
+        await self._after_turns(turns)
         return turns
 
     async def add_turn(

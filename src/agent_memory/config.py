@@ -86,7 +86,7 @@ class Settings(BaseSettings):
     reasoner: str = "extractive"
 
     max_content_chars: int = Field(default=32_000, gt=0)
-    rrf_k: int = Field(default=60, gt=0)
+    rrf_k: int = Field(default=10, gt=0)  # LoCoMo-measured; see retrieval/fusion.py
     embed_batch_size: int = Field(default=32, gt=0)
     summary_max_tokens: int = Field(default=200, gt=10)
     profile_max_tokens: int = Field(default=400, gt=10)

@@ -8,7 +8,8 @@ Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it:
     │   ├── EmptyContentError      empty or whitespace-only content
     │   ├── ContentTooLargeError   content longer than the configured limit
     │   ├── UnknownRoleError       a role outside user / assistant / tool / system
-    │   └── DimensionMismatchError a vector whose length is not the store's dimension
+    │   ├── DimensionMismatchError a vector whose length is not the store's dimension
+    │   └── ProfileSchemaError     a structured profile that fails its pydantic model
     ├── ConfigError                a setting that cannot be used (bad value, missing key)
     ├── StoreError                 the store could not do what was asked
     │   ├── NotAStoreError         the file is not an agent-memory store (or is corrupt)
@@ -104,3 +105,8 @@ class MalformedOutputError(ReasonerError):
     def __init__(self, message: str, raw: str | None = None) -> None:
         super().__init__(message)
         self.raw = raw
+
+
+class ProfileSchemaError(InvalidInputError):
+    """A structured profile does not validate against the configured pydantic model; the
+    stored profile is unchanged."""

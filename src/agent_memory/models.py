@@ -157,6 +157,8 @@ class MemoryRecord(BaseModel):
         created_at / updated_at: aware UTC datetimes.
         evidence: ids of the turns the record was derived from (empty for turns).
         metadata: free-form extra context (tool_name, tool_call_id, source ids, ...).
+        collection: the memory collection the record belongs to (seed 004), if any; agents
+            bound to a collection recall from it (:mod:`agent_memory.recall`).
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -171,6 +173,7 @@ class MemoryRecord(BaseModel):
     updated_at: datetime = Field(default_factory=utcnow)
     evidence: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    collection: str | None = None
 
     @field_validator("user_id", mode="before")
     @classmethod
@@ -235,6 +238,9 @@ class ThreadSummary(MemoryRecord):
         start_time / end_time: times of the first and last covered turns.
         watermark_seq: ``seq`` of the last turn folded into the summary (-1: none yet).
         turn_count: number of turns covered.
+        insight_ids: ids of the insights session reflection extracted from it (seed 001).
+        init_block: the session initialization block the memory keeper built at session start
+            (kept so a resumed session shows the same context).
     """
 
     kind: Literal[RecordKind.SUMMARY] = RecordKind.SUMMARY
@@ -245,6 +251,8 @@ class ThreadSummary(MemoryRecord):
     reflection_status: ReflectionStatus = ReflectionStatus.PENDING
     watermark_seq: int = -1
     turn_count: int = 0
+    insight_ids: list[str] = Field(default_factory=list)
+    init_block: str | None = None
 
 
 class Fact(MemoryRecord):

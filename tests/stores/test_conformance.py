@@ -597,3 +597,48 @@ async def test_batch_with_one_bad_item_is_not_stored_at_all(store: MemoryStore) 
     assert await store.get("alice", ["good0", "good1", "good2", "bad", "nan"]) == []
     hits = await store.vector_search("alice", E2, EVERYTHING, 50)
     assert not any(h.record.id.startswith("good") for h in hits)
+
+
+# -- purge (forgetting; issue 5) ----------------------------------------------------------
+
+
+def purge_corpus() -> list[Indexed]:
+    retired = Fact(id="f-old", user_id="alice", thread_id="th1", content="lived in Oslo",
+                   created_at=at(2), superseded_by="f-new",
+                   supersede_reason=SupersedeReason.CONTRADICT, superseded_at=at(3))
+    return [
+        Indexed(turn("p1", created_at=at(0)), vectors={"content": E1}),
+        Indexed(turn("p2", created_at=at(5)), vectors={"content": E2}),
+        Indexed(turn("p3", thread_id="th2", created_at=at(1)), vectors={"content": E3}),
+        Indexed(retired, vectors={"content": E1}),
+        Indexed(Fact(id="f-new", user_id="alice", thread_id="th2", content="lives in Rome",
+                     created_at=at(4)), vectors={"content": E2}),
+        Indexed(turn("p1", user="bob", created_at=at(0)), vectors={"content": E1}),
+    ]
+
+
+async def test_purge_a_thread_counts_per_kind_and_includes_superseded(store: MemoryStore) -> None:
+    await store.put(purge_corpus())
+    assert await store.purge("alice", thread_id="th1") == {"turn": 2, "fact": 1}
+    assert sorted(ids(await store.list("alice", EVERYTHING))) == ["f-new", "p3"]
+    assert not any(h.record.thread_id == "th1"
+                   for h in await store.vector_search("alice", E1, EVERYTHING, 10))
+    assert await store.text_search("alice", "Oslo", EVERYTHING, 5) == []
+    assert ids(await store.list("bob", EVERYTHING)) == ["p1"]
+
+
+async def test_purge_by_kind_and_cut_off(store: MemoryStore) -> None:
+    await store.put(purge_corpus())
+    removed = await store.purge("alice", kinds=frozenset({RecordKind.TURN}), before=at(2))
+    assert removed == {"turn": 2}
+    assert sorted(ids(await store.list("alice", EVERYTHING))) == ["f-new", "f-old", "p2"]
+
+
+async def test_purge_a_user_leaves_other_users(store: MemoryStore) -> None:
+    await store.put(purge_corpus())
+    assert await store.purge("alice") == {"turn": 3, "fact": 2}
+    assert await store.count("alice", EVERYTHING) == 0
+    assert await store.purge("alice") == {}
+    assert await store.count("bob", EVERYTHING) == 1
+    with pytest.raises(MissingScopeError):
+        await store.purge(" ")

@@ -174,11 +174,13 @@ def eval_locomo(
     store: Annotated[Path | None, typer.Option("--store", "-s", help="Reuse/keep the store "
                      "here (default: a fresh temporary store).")] = None,
     mode: Annotated[Mode, typer.Option("--mode", help="Ranking.")] = Mode.hybrid,
+    budget: Annotated[int | None, typer.Option("--budget", min=1, help="Also report the share "
+                      "of questions whose evidence fits in a context of this many tokens.")] = None,
 ) -> None:
     """Turn-level evidence recall on LoCoMo (categories 1-4): recall_any@k and recall_all@k."""
     from .evaluate import run_eval
 
-    run_eval(path, json_out, store, mode.value)
+    run_eval(path, json_out, store, mode.value, budget)
 
 
 @model_app.command("export")
@@ -194,7 +196,7 @@ def model_export(
 
 
 # Feature command groups register themselves here (each module defines register(app)).
-for _module in ():
+for _module in ("sessions", "maintenance", "recall"):
     import_module(f"{__package__}.{_module}").register(app)
 
 

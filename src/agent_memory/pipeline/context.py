@@ -26,7 +26,7 @@ class Components:
     async def write(self, records: list[MemoryRecord]) -> None:
         """Embed ``records`` and upsert them in one atomic batch."""
         if records:
-            await self.store.put(await build_indexed(records, self.embedder))
+            await self.store.put(await build_indexed(records, self.embedder, store=self.store))
 
 
 class StepResult(BaseModel):

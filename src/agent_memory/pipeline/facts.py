@@ -29,12 +29,15 @@ def _occurred_at(value: str | None) -> datetime | None:
 
 
 async def extract_facts(
-    c: Components, user_id: str, thread_id: str, *, recent_k: int | None = None
+    c: Components, user_id: str, thread_id: str, *, recent_k: int | None = None,
+    after_seq: int | None = None, upto_seq: int | None = None,
 ) -> StepResult:
     """Extract facts from the turns of one thread and store the new ones.
 
     Args:
         recent_k: only look at the newest ``recent_k`` turns of the thread.
+        after_seq / upto_seq: only turns with ``after_seq < seq <= upto_seq`` (a watermark
+            window, used by the job worker).
 
     Returns:
         A :class:`StepResult` with the new fact ids and ``exact_dedup_skipped``.
@@ -48,9 +51,10 @@ async def extract_facts(
     turns = [
         t
         for t in await c.store.list(
-            user_id, RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id)
+            user_id, RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id,
+                                 after_seq=after_seq)
         )
-        if isinstance(t, Turn)
+        if isinstance(t, Turn) and (upto_seq is None or t.seq <= upto_seq)
     ]
     if recent_k is not None:
         turns = turns[-recent_k:]

@@ -72,6 +72,8 @@ async def generate_thread_summary(
         updated_at=now,
         evidence=evidence,
         metadata=previous.metadata if previous else {},
+        insight_ids=previous.insight_ids if previous else [],
+        init_block=previous.init_block if previous else None,
     )
     await c.write([summary])
     result.written.append(sid)

@@ -8,11 +8,21 @@ pydantic models, so the pipeline never sees a loose dict. A reasoner never touch
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models import Turn
+from ..models import Fact, Turn
+from .reconcile_models import ReconcileDecision
+from .sessions_models import (
+    FactRetrieval,
+    InsightNote,
+    InteractionDraft,
+    SessionReflection,
+    ToolRunner,
+)
 
 
 class SummaryDraft(BaseModel):
@@ -102,3 +112,66 @@ class Reasoner(ABC):
     ) -> SummaryDraft:
         """Merge new material (thread summaries, facts; oldest first) into the ``previous``
         cross-thread user profile; newer information wins contradictions."""
+
+    # -- sessions (seed 001): models in :mod:`.sessions_models` ---------------------------
+
+    @abstractmethod
+    async def describe_interaction(self, turns: Sequence[Turn]) -> InteractionDraft:
+        """Summary, topics and entities of one interaction (a chunk of k turns)."""
+
+    @abstractmethod
+    async def reflect_on_session(
+        self, turns: Sequence[Turn], categories: Sequence[str]
+    ) -> SessionReflection:
+        """Insights about the user in ``turns`` (categories from ``categories``), or the
+        ``no-insight`` flag. Confidence filtering is the caller's."""
+
+    @abstractmethod
+    async def fill_profile(
+        self,
+        model: type[BaseModel],
+        previous: Mapping[str, Any] | None,
+        notes: Sequence[InsightNote],
+    ) -> dict[str, Any]:
+        """The structured profile shaped as ``model``, updated with ``notes`` (oldest first;
+        newer wins). The caller validates it against ``model``."""
+
+    @abstractmethod
+    async def retrieve_facts(
+        self, query: str, run_tool: ToolRunner, *, categories: Sequence[str], top_k: int,
+        max_rounds: int,
+    ) -> FactRetrieval:
+        """Contextual fact retrieval: decide which of the three search tools to run through
+        ``run_tool`` and compile the facts found, citing record ids and dates."""
+
+    # -- reconciliation (seed 000): models in :mod:`.reconcile_models` ----------------------
+
+    @abstractmethod
+    async def reconcile(
+        self, facts: Sequence[Fact], vectors: np.ndarray | None = None
+    ) -> ReconcileDecision:
+        """Find duplicate groups and contradicting pairs among ``facts`` in one pass.
+
+        Args:
+            facts: the pool (active facts of one user, newest first).
+            vectors: the facts' embeddings, shape ``(len(facts), dim)``, L2-normalised rows,
+                when the caller has them (the offline reasoner clusters by them).
+
+        Returns:
+            Only ids from ``facts``; the caller picks contradiction winners.
+        """
+
+    # -- recall (seed 004): the SUMMARY strategy's map and reduce step ----------------------
+
+    @abstractmethod
+    async def summarize_memories(
+        self, context: str, memories: Sequence[str], max_tokens: int
+    ) -> SummaryDraft:
+        """Condense recalled ``memories`` (best first) into one note for ``context``, within
+        ``max_tokens`` tokens (:func:`agent_memory.tokens.count_tokens`). Used as both the map
+        and the reduce step of the SUMMARY recall strategy.
+
+        Raises:
+            InvalidInputError: ``max_tokens`` < 1 or no memories.
+            ReasonerError: the step failed.
+        """

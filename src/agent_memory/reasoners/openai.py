@@ -20,17 +20,28 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
+import numpy as np
 import openai
 from pydantic import BaseModel
 
 from ..errors import ConfigError, InvalidInputError, ReasonerError
-from ..models import Turn
+from ..models import Fact, Turn
 from ..tokens import count_tokens, truncate_tokens
+from . import openai_reconcile as _reconcile
+from . import openai_sessions as _sessions
 from . import prompts
 from .base import FactDraft, FactExtraction, Reasoner, SummaryDraft
+from .reconcile_models import ReconcileDecision
+from .sessions_models import (
+    FactRetrieval,
+    InsightNote,
+    InteractionDraft,
+    SessionReflection,
+    ToolRunner,
+)
 from .structured import Message, OutputRejected, complete_structured, response_format, schema_text
 
 T = TypeVar("T", bound=BaseModel)
@@ -250,6 +261,59 @@ class OpenAIReasoner(Reasoner):
             previous, items, max_tokens, schema_text(SummaryDraft)
         )
         return await self._structured(messages, SummaryDraft, check)
+
+    # -- sessions (seed 001): see :mod:`.openai_sessions` ---------------------------------
+
+    async def describe_interaction(self, turns: Sequence[Turn]) -> InteractionDraft:
+        """See :func:`.openai_sessions.describe_interaction`."""
+        return await _sessions.describe_interaction(self, turns)
+
+    async def reflect_on_session(
+        self, turns: Sequence[Turn], categories: Sequence[str]
+    ) -> SessionReflection:
+        """See :func:`.openai_sessions.reflect_on_session`."""
+        return await _sessions.reflect_on_session(self, turns, categories)
+
+    async def fill_profile(
+        self,
+        model: type[BaseModel],
+        previous: Mapping[str, Any] | None,
+        notes: Sequence[InsightNote],
+    ) -> dict[str, Any]:
+        """See :func:`.openai_sessions.fill_profile`."""
+        return await _sessions.fill_profile(self, model, previous, notes)
+
+    async def retrieve_facts(
+        self, query: str, run_tool: ToolRunner, *, categories: Sequence[str], top_k: int,
+        max_rounds: int,
+    ) -> FactRetrieval:
+        """See :func:`.openai_sessions.retrieve_facts` (``categories``/``top_k`` are left to
+        the model's tool arguments)."""
+        return await _sessions.retrieve_facts(self, query, run_tool, max_rounds)
+
+    # -- reconciliation (seed 000): see :mod:`.openai_reconcile` -----------------------------
+
+    async def reconcile(
+        self, facts: Sequence[Fact], vectors: np.ndarray | None = None
+    ) -> ReconcileDecision:
+        """One prompt over the whole pool (``vectors`` unused); see
+        :func:`.openai_reconcile.reconcile`.
+
+        Raises:
+            MalformedOutputError: invalid output (or ids outside the pool) after the repairs.
+            ReasonerError: the endpoint failed.
+        """
+        return await _reconcile.reconcile(self._structured, facts)
+
+    # -- recall (seed 004): see :mod:`.openai_recall` ----------------------------------------
+
+    async def summarize_memories(
+        self, context: str, memories: Sequence[str], max_tokens: int
+    ) -> SummaryDraft:
+        """See :func:`.openai_recall.summarize_memories`."""
+        from . import openai_recall
+
+        return await openai_recall.summarize_memories(self, context, memories, max_tokens)
 
     async def aclose(self) -> None:
         """Close the SDK client if this reasoner created it."""

@@ -76,12 +76,17 @@ class Hit(BaseModel):
     Attributes:
         record: the matching record.
         score: the ranking score: cosine (vector mode), BM25 (text mode) or the RRF sum
-            ``sum(1 / (rrf_k + rank))`` over signals (hybrid mode).
-        signals: ``"vector"`` and/or ``"text"`` -> :class:`Signal`.
+            ``sum(1 / (rrf_k + rank))`` over signals (hybrid mode), plus, for a turn, the
+            contributions folded onto it from the derived records citing it (``support``).
+        signals: ``"vector"`` and/or ``"text"`` -> :class:`Signal` (empty for a turn found
+            only through the records citing it).
         provenance: see :class:`Provenance`.
+        support: for a turn in hybrid mode, derived record id -> the part of ``score`` it
+            contributed (evidence-level fusion, :func:`~.fusion.fold_evidence`).
     """
 
     record: AnyRecord
     score: float
     signals: dict[str, Signal]
     provenance: Provenance
+    support: dict[str, float] = Field(default_factory=dict)

@@ -1,8 +1,19 @@
 """Vector, full-text and hybrid search over one user's records.
 
 Hybrid search takes the top ``candidates`` of each signal (cosine KNN over the embeddings, BM25
-over the index text) and fuses them with reciprocal rank fusion (:mod:`.fusion`, k = 60 by
-default). Each hit keeps every signal's score and rank and its provenance.
+over the index text) and fuses them with reciprocal rank fusion (:mod:`.fusion`, k = 10 by
+default). When turns are among the kinds searched, hybrid search does two more things:
+
+* turns and derived records (facts, summaries, ...) are ranked in separate candidate lists
+  (four lists: vector and text for each), so a turn and the fact that restates it do not push
+  each other down one shared list; each list's top hit weighs the same in the fusion;
+* evidence-level fusion (:func:`.fusion.fold_evidence`) then adds every derived record's fused
+  score onto the turns it cites: a turn found by its own text, by a fact extracted from it and
+  by its session's summary ranks above a turn found once. Derived records keep their own score
+  and stay in the results.
+
+Both were measured on the LoCoMo dev set (BENCHMARKS.md, "Recall on LoCoMo"). Each hit
+keeps every signal's score and rank, the support folded onto it and its provenance.
 """
 
 from __future__ import annotations
@@ -14,9 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..embedders.base import Embedder
 from ..errors import EmptyContentError
-from ..models import RecordKind, as_utc, require_scope
+from ..models import DERIVED_KINDS, MemoryRecord, RecordKind, as_utc, require_scope
 from ..stores.base import CONTENT, MemoryStore, RecordQuery, Scored
-from .fusion import DEFAULT_RRF_K, rrf
+from .fusion import DEFAULT_RRF_K, fold_evidence, rrf
 from .hits import Hit, Provenance, SearchMode, Signal
 
 
@@ -30,6 +41,7 @@ class SearchFilters(BaseModel):
         since / until: ``created_at`` range, inclusive / exclusive.
         categories: only facts/insights in these categories.
         include_superseded: also search facts retired by reconciliation.
+        collections: only records in these collections (seed 004).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -41,6 +53,7 @@ class SearchFilters(BaseModel):
     until: datetime | None = None
     categories: frozenset[str] | None = None
     include_superseded: bool = False
+    collections: frozenset[str] | None = None
 
     def to_query(self) -> RecordQuery:
         """The equivalent store :class:`RecordQuery`."""
@@ -52,6 +65,7 @@ class SearchFilters(BaseModel):
             until=as_utc(self.until) if self.until else None,
             categories=self.categories,
             include_superseded=self.include_superseded,
+            collections=self.collections,
         )
 
 
@@ -62,8 +76,11 @@ class SearchRequest(BaseModel):
         query: natural-language query (non-empty).
         mode: vector, text or hybrid (default).
         k: number of hits to return (1-1000).
-        candidates: per-signal candidate pool for hybrid fusion (default ``max(4k, 50)``).
+        candidates: per-list candidate pool for hybrid fusion (default ``max(k, 50)``).
         fields: vector fields to search (default ``("content",)``).
+        evidence_fusion: in hybrid mode, rank turns and derived records in separate lists and
+            fold derived records' scores onto the turns they cite (default True; only when
+            turns are among the kinds searched).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -74,11 +91,22 @@ class SearchRequest(BaseModel):
     candidates: int | None = Field(default=None, ge=1)
     filters: SearchFilters = SearchFilters()
     fields: tuple[str, ...] = (CONTENT,)
+    evidence_fusion: bool = True
 
     @property
     def pool(self) -> int:
         """Candidates taken from each signal."""
-        return self.candidates or max(4 * self.k, 50)
+        return self.candidates or max(self.k, 50)
+
+    @property
+    def folds_evidence(self) -> bool:
+        """Whether evidence-level fusion applies to this request."""
+        kinds = self.filters.kinds
+        return (
+            self.evidence_fusion
+            and self.mode == SearchMode.HYBRID
+            and (kinds is None or RecordKind.TURN in kinds)
+        )
 
 
 def _signals(results: Sequence[Scored]) -> dict[str, tuple[Scored, int]]:
@@ -107,26 +135,35 @@ async def search(
     if not request.query.strip():
         raise EmptyContentError("search query must not be empty")
     query = request.filters.to_query()
-    vector_hits: list[Scored] = []
-    text_hits: list[Scored] = []
-    pool = request.k if request.mode != SearchMode.HYBRID else request.pool
+    groups = _groups(query, request)
+    qvec = None
     if request.mode in (SearchMode.VECTOR, SearchMode.HYBRID):
         qvec = await embedder.embed_one(request.query)
-        vector_hits = await store.vector_search(user_id, qvec, query, pool, request.fields)
-    if request.mode in (SearchMode.TEXT, SearchMode.HYBRID):
-        text_hits = await store.text_search(user_id, request.query, query, pool)
+    pool = request.k if request.mode != SearchMode.HYBRID else request.pool
+    lists: dict[str, list[Scored]] = {}
+    for group, group_query in groups.items():
+        if qvec is not None:
+            lists[f"vector{group}"] = await store.vector_search(
+                user_id, qvec, group_query, pool, request.fields)
+        if request.mode in (SearchMode.TEXT, SearchMode.HYBRID):
+            lists[f"text{group}"] = await store.text_search(
+                user_id, request.query, group_query, pool)
 
-    by_signal = {"vector": _signals(vector_hits), "text": _signals(text_hits)}
-    records = {s.record.id: s.record for s in (*vector_hits, *text_hits)}
+    # Each record belongs to one group, so it has at most one "vector" and one "text" entry.
+    by_signal: dict[str, dict[str, tuple[Scored, int]]] = {"vector": {}, "text": {}}
+    for name, found in lists.items():
+        by_signal["vector" if name.startswith("vector") else "text"].update(_signals(found))
+    records = {s.record.id: s.record for found in lists.values() for s in found}
+    support: dict[str, dict[str, float]] = {}
     if request.mode == SearchMode.VECTOR:
-        ranked = [(s.record.id, s.score) for s in vector_hits]
+        ranked = [(s.record.id, s.score) for s in lists["vector"]]
     elif request.mode == SearchMode.TEXT:
-        ranked = [(s.record.id, s.score) for s in text_hits]
+        ranked = [(s.record.id, s.score) for s in lists["text"]]
     else:
-        ranked = rrf(
-            {"vector": [s.record.id for s in vector_hits], "text": [s.record.id for s in text_hits]},
-            k=rrf_k,
-        )
+        ranked = rrf({name: [s.record.id for s in found] for name, found in lists.items()},
+                     k=rrf_k)
+        if request.folds_evidence:
+            ranked, support = await _fold(store, user_id, query, ranked, records)
     hits = []
     for record_id, score in ranked[: request.k]:
         signals = {
@@ -136,6 +173,58 @@ async def search(
         }
         record = records[record_id]
         hits.append(
-            Hit(record=record, score=score, signals=signals, provenance=Provenance.of(record))
+            Hit(record=record, score=score, signals=signals, provenance=Provenance.of(record),
+                support=support.get(record_id, {}))
         )
     return hits
+
+
+def _groups(query: RecordQuery, request: SearchRequest) -> dict[str, RecordQuery]:
+    """The candidate lists of a request: one (suffix ``""``) or, with evidence fusion, turns
+    (``":turn"``) and derived records (``":derived"``) ranked apart (see the module doc)."""
+    if not request.folds_evidence:
+        return {"": query}
+    wanted = query.kinds if query.kinds is not None else frozenset(RecordKind)
+    derived = frozenset(wanted - {RecordKind.TURN})
+    groups = {":turn": query.model_copy(update={"kinds": frozenset({RecordKind.TURN})})}
+    if derived:
+        groups[":derived"] = query.model_copy(update={"kinds": derived})
+    return groups
+
+
+async def _fold(
+    store: MemoryStore,
+    user_id: str,
+    query: RecordQuery,
+    ranked: list[tuple[str, float]],
+    records: dict[str, MemoryRecord],
+) -> tuple[list[tuple[str, float]], dict[str, dict[str, float]]]:
+    """Evidence-level fusion over fused ``ranked`` scores; fetches the cited turns not yet
+    among the candidates (through ``query``, so they pass the same filters) into ``records``."""
+    scores = dict(ranked)
+    evidence = {
+        rid: list(r.evidence) for rid, r in records.items()
+        if r.kind in DERIVED_KINDS and r.evidence
+    }
+    per_turn = {rid: records[rid].kind in _WHOLE_KINDS for rid in evidence}
+    folded, support = fold_evidence(scores, evidence, per_turn=per_turn)
+    missing = [t for t in folded if t not in records]
+    if missing:
+        turns_query = query.model_copy(
+            update={"ids": frozenset(missing), "kinds": frozenset({RecordKind.TURN})}
+        )
+        for record in await store.list(user_id, turns_query):
+            records[record.id] = record
+    for turn_id, extra in folded.items():
+        record = records.get(turn_id)
+        if record is None or record.kind != RecordKind.TURN:
+            support.pop(turn_id, None)
+            continue
+        scores[turn_id] = scores.get(turn_id, 0.0) + extra
+    order = {rid: i for i, rid in enumerate(scores)}
+    return sorted(scores.items(), key=lambda p: (-p[1], order[p[0]])), support
+
+
+_WHOLE_KINDS = frozenset({RecordKind.FACT, RecordKind.INSIGHT})
+"""Derived kinds whose whole score goes to each turn they cite (a fact restates its turn);
+other kinds (summaries, interactions, profiles) share theirs out over their evidence."""

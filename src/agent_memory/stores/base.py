@@ -19,6 +19,7 @@ from datetime import datetime
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..errors import StoreError
 from ..models import MemoryRecord, RecordKind
 
 CONTENT = "content"
@@ -55,6 +56,7 @@ class RecordQuery(BaseModel):
         processed: only facts/insights with this ``processed`` flag.
         newest_first: order by ``created_at`` (then ``seq``) descending instead of ascending.
         limit: at most this many records.
+        collections: only records in one of these collections (seed 004).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -72,6 +74,7 @@ class RecordQuery(BaseModel):
     processed: bool | None = None
     newest_first: bool = False
     limit: int | None = Field(default=None, gt=0)
+    collections: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -210,3 +213,62 @@ class MemoryStore(ABC):
     @abstractmethod
     async def delete(self, user_id: str, ids: Sequence[str]) -> int:
         """Hard-delete records (and their vectors and index entries); returns how many."""
+
+    async def purge(
+        self,
+        user_id: str,
+        *,
+        thread_id: str | None = None,
+        kinds: frozenset[RecordKind] | None = None,
+        before: datetime | None = None,
+    ) -> dict[str, int]:
+        """Hard-delete the user's records matching the filters, superseded ones included
+        (forgetting a thread, a user, or raw turns past a time-to-live).
+
+        Args:
+            thread_id: only this thread's records.
+            kinds: only these kinds (default: every kind).
+            before: only records created before this time (exclusive).
+
+        Returns:
+            Records removed per kind, e.g. ``{"turn": 12, "fact": 3}`` (kinds with none are
+            left out).
+
+        The default implementation lists then deletes through the contract, in batches of
+        500 ids (each batch atomic); a backend may override it with one bulk operation.
+        """
+        query = RecordQuery(kinds=kinds, thread_id=thread_id, until=before,
+                            include_superseded=True)
+        found = await self.list(user_id, query)
+        counts: dict[str, int] = {}
+        for start in range(0, len(found), 500):
+            chunk = found[start : start + 500]
+            await self.delete(user_id, [r.id for r in chunk])
+            for record in chunk:
+                counts[record.kind.value] = counts.get(record.kind.value, 0) + 1
+        return counts
+
+    # -- collections bound to agents (seed 004; capability "collections") -----------------
+
+    async def bind_collections(
+        self, user_id: str, agent_id: str, collections: Sequence[str]
+    ) -> int:
+        """Bind an agent of the user to memory collections (idempotent); returns how many
+        bindings are new.
+
+        Raises:
+            StoreError: the backend lacks the ``collections`` capability.
+        """
+        raise StoreError(f"{type(self).__name__} does not support collections")
+
+    async def unbind_collections(
+        self, user_id: str, agent_id: str, collections: Sequence[str]
+    ) -> int:
+        """Remove bindings; returns how many existed. Raises StoreError like
+        :meth:`bind_collections`."""
+        raise StoreError(f"{type(self).__name__} does not support collections")
+
+    async def agent_collections(self, user_id: str, agent_id: str) -> list[str]:
+        """The collections the agent is bound to, in binding order. Raises StoreError like
+        :meth:`bind_collections`."""
+        raise StoreError(f"{type(self).__name__} does not support collections")

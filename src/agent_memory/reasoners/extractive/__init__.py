@@ -7,10 +7,25 @@ rewriting), :mod:`.dates` (relative dates made absolute).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from ...models import Turn
+import numpy as np
+from pydantic import BaseModel
+
+from ...models import Fact, Turn
 from ..base import FactExtraction, Reasoner, SummaryDraft
+from ..reconcile_models import ReconcileDecision
+from ..sessions_models import (
+    FactRetrieval,
+    InsightNote,
+    InteractionDraft,
+    SessionReflection,
+    ToolRunner,
+)
+from . import planner as _planner
+from . import reconcile as _reconcile
+from . import reflection as _reflection
 from .facts import extract_facts
 from .summarize import summarize_items, summarize_turns
 
@@ -43,3 +58,50 @@ class ExtractiveReasoner(Reasoner):
     ) -> SummaryDraft:
         """See :func:`.summarize.summarize_items` (newer near-duplicates win)."""
         return summarize_items(previous, items, max_tokens)
+
+    # -- sessions (seed 001): see :mod:`.reflection` and :mod:`.planner` ------------------
+
+    async def describe_interaction(self, turns: Sequence[Turn]) -> InteractionDraft:
+        """See :func:`.reflection.describe_interaction`."""
+        return _reflection.describe_interaction(turns)
+
+    async def reflect_on_session(
+        self, turns: Sequence[Turn], categories: Sequence[str]
+    ) -> SessionReflection:
+        """See :func:`.reflection.reflect_session`."""
+        return _reflection.reflect_session(turns, categories)
+
+    async def fill_profile(
+        self,
+        model: type[BaseModel],
+        previous: Mapping[str, Any] | None,
+        notes: Sequence[InsightNote],
+    ) -> dict[str, Any]:
+        """See :func:`.reflection.fill_profile`."""
+        return _reflection.fill_profile(model, previous, notes)
+
+    async def retrieve_facts(
+        self, query: str, run_tool: ToolRunner, *, categories: Sequence[str], top_k: int,
+        max_rounds: int,
+    ) -> FactRetrieval:
+        """See :func:`.planner.retrieve_facts` (a fixed plan; ``max_rounds`` is not used)."""
+        return await _planner.retrieve_facts(query, run_tool, categories, top_k)
+
+    # -- reconciliation (seed 000): see :mod:`.reconcile` and :mod:`.slots` -------------------
+
+    async def reconcile(
+        self, facts: Sequence[Fact], vectors: np.ndarray | None = None
+    ) -> ReconcileDecision:
+        """See :func:`.reconcile.reconcile_facts` (duplicates by embedding clusters and slots,
+        contradictions by slots only)."""
+        return _reconcile.reconcile_facts(facts, vectors)
+
+    # -- recall (seed 004): see :mod:`.recall` ------------------------------------------------
+
+    async def summarize_memories(
+        self, context: str, memories: Sequence[str], max_tokens: int
+    ) -> SummaryDraft:
+        """See :func:`.recall.summarize_memories` (context-overlap sentence selection)."""
+        from .recall import summarize_memories
+
+        return summarize_memories(context, memories, max_tokens)

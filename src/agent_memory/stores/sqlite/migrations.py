@@ -18,6 +18,13 @@ Tables (migration 1)::
     vectors       float32 blobs, one per (user_id, record_id, field)
     user_versions a counter per user, bumped by every write to that user's partition, so
                   in-process vector caches of any connection notice changes
+
+Migration 2 (collections, issue 4): ``records.collection`` (the memory collection a record
+belongs to, seed 004) with an index, and ``agent_collections`` (user_id, agent_id, collection):
+which collections each agent of a user is bound to.
+
+Migration 3 (automatic processing, issue 5): ``job_counters``, ``jobs``, ``job_marks``
+(:mod:`.jobs_schema`, used by :mod:`.jobs`).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from pathlib import Path
 from ...errors import EmbeddingMismatchError, NotAStoreError, SchemaVersionError
 from ...models import utcnow
 from ..base import EmbeddingSpec
+from .jobs_schema import migration_003_jobs
 
 APPLICATION_ID = 0x414D454D
 """``PRAGMA application_id`` of our files (ASCII ``AMEM``), so ``file(1)`` and we can tell."""
@@ -92,9 +100,29 @@ def _m001_initial(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE user_versions (user_id TEXT PRIMARY KEY, version INTEGER NOT NULL)")
 
 
+def _m002_collections(conn: sqlite3.Connection) -> None:
+    """Add ``records.collection`` and the ``agent_collections`` binding table."""
+    conn.execute("ALTER TABLE records ADD COLUMN collection TEXT")
+    conn.execute(
+        "CREATE INDEX records_by_collection ON records (user_id, collection, created_at) "
+        "WHERE collection IS NOT NULL"
+    )
+    conn.execute(
+        """
+        CREATE TABLE agent_collections (
+            user_id    TEXT NOT NULL,
+            agent_id   TEXT NOT NULL,
+            collection TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (user_id, agent_id, collection)
+        )
+        """
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
-MIGRATIONS: list[Migration] = [_m001_initial]
+MIGRATIONS: list[Migration] = [_m001_initial, _m002_collections, migration_003_jobs]
 """Every migration in order; migration ``i`` (1-based) brings ``user_version`` to ``i``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -84,11 +84,14 @@ def where_clause(user_id: str, query: RecordQuery) -> tuple[str, list[Any]]:
     if query.processed is not None:
         clauses.append("r.processed = ?")
         params.append(int(query.processed))
+    if query.collections is not None:
+        among("collection", query.collections)
     return " AND ".join(clauses), params
 
 
 def record_row(record: MemoryRecord) -> tuple[Any, ...]:
-    """The ``records`` columns of a record (``doc`` last)."""
+    """The ``records`` columns of a record: ``doc`` at index 11, ``collection`` (migration 2)
+    after it."""
     fact = record if isinstance(record, Fact) else None
     try:
         doc = record.model_dump_json()
@@ -107,6 +110,7 @@ def record_row(record: MemoryRecord) -> tuple[Any, ...]:
         int(fact.processed) if fact else None,
         fact.superseded_by if fact else None,
         doc,
+        record.collection,
     )
 
 

@@ -51,7 +51,7 @@ class SQLiteStore(MemoryStore):
         await store.open(EmbeddingSpec(model="local:all-MiniLM-L6-v2", dim=384))
     """
 
-    capabilities = frozenset({"exact_knn", "bm25", "persistent"})
+    capabilities = frozenset({"exact_knn", "bm25", "persistent", "collections"})
 
     def __init__(self, path: str | Path, *, cache_bytes: int = _DEFAULT_CACHE_BYTES) -> None:
         self.path = Path(path)
@@ -204,7 +204,7 @@ class SQLiteStore(MemoryStore):
         upserts: dict[str, dict[str, list[VectorRow]]] = {}
         for row, _, blobs in prepared:
             upserts.setdefault(row[0], {})[row[1]] = [
-                VectorRow(row[1], name, blob, *row[2:5], row[6], row[5], *row[7:11])
+                VectorRow(row[1], name, blob, *row[2:5], row[6], row[5], *row[7:11], row[12])
                 for _, _, name, blob in blobs
             ]
         with self._lock:
@@ -232,14 +232,16 @@ class SQLiteStore(MemoryStore):
         (rid,) = conn.execute(
             """
             INSERT INTO records (user_id, id, kind, thread_id, agent_id, seq, created_at,
-                                 content_hash, category, processed, superseded_by, doc)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 content_hash, category, processed, superseded_by, doc,
+                                 collection)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, id) DO UPDATE SET
                 kind = excluded.kind, thread_id = excluded.thread_id,
                 agent_id = excluded.agent_id, seq = excluded.seq,
                 created_at = excluded.created_at, content_hash = excluded.content_hash,
                 category = excluded.category, processed = excluded.processed,
-                superseded_by = excluded.superseded_by, doc = excluded.doc
+                superseded_by = excluded.superseded_by, doc = excluded.doc,
+                collection = excluded.collection
             RETURNING rid
             """,
             row,
@@ -319,7 +321,7 @@ class SQLiteStore(MemoryStore):
                     for row in rows:
                         old = conn.execute(
                             "SELECT kind, thread_id, agent_id, seq, created_at, content_hash, "
-                            "category, processed, superseded_by FROM records "
+                            "category, processed, superseded_by, collection FROM records "
                             "WHERE user_id = ? AND id = ?",
                             row[:2],
                         ).fetchone()
@@ -328,11 +330,12 @@ class SQLiteStore(MemoryStore):
                         conn.execute(
                             "UPDATE records SET kind = ?, thread_id = ?, agent_id = ?, seq = ?, "
                             "created_at = ?, content_hash = ?, category = ?, processed = ?, "
-                            "superseded_by = ?, doc = ? WHERE user_id = ? AND id = ?",
+                            "superseded_by = ?, doc = ?, collection = ? "
+                            "WHERE user_id = ? AND id = ?",
                             (*row[2:], *row[:2]),
                         )
                         updated += 1
-                        if tuple(old) != tuple(row[2:11]):
+                        if tuple(old) != (*row[2:11], row[12]):
                             changed.setdefault(row[0], set()).add(row[1])
                     if changed:
                         versions = self._bump(conn, set(changed))
@@ -358,7 +361,7 @@ class SQLiteStore(MemoryStore):
             """
             SELECT v.record_id, v.field, v.vec, r.kind, r.thread_id, r.agent_id,
                    r.created_at, r.seq, r.content_hash, r.category, r.processed,
-                   r.superseded_by
+                   r.superseded_by, r.collection
             FROM vectors v JOIN records r ON r.user_id = v.user_id AND r.id = v.record_id
             WHERE v.user_id = ? AND v.record_id IN (SELECT value FROM json_each(?))
             """,
@@ -533,7 +536,7 @@ class SQLiteStore(MemoryStore):
                             """
                             SELECT v.record_id, v.field, v.vec, r.kind, r.thread_id, r.agent_id,
                                    r.created_at, r.seq, r.content_hash, r.category, r.processed,
-                                   r.superseded_by
+                                   r.superseded_by, r.collection
                             FROM vectors v JOIN records r
                               ON r.user_id = v.user_id AND r.id = v.record_id
                             WHERE v.user_id = ?
@@ -553,3 +556,43 @@ class SQLiteStore(MemoryStore):
             "SELECT version FROM user_versions WHERE user_id = ?", (user_id,)
         ).fetchone()
         return 0 if row is None else int(row[0])
+
+    # -- collections bound to agents (issue 4; SQL in :mod:`.collections`) ----------------
+
+    def _bindings(self, action: str, fn: Any, user_id: str, agent_id: str, *args: Any) -> Any:
+        user_id = require_scope(user_id)
+        agent_id = require_scope(agent_id, "agent_id")
+        with self._lock:
+            conn = self._require_conn()
+            with self._translate(action):
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    out = fn(conn, user_id, agent_id, *args)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+        return out
+
+    async def bind_collections(
+        self, user_id: str, agent_id: str, collections: Sequence[str]
+    ) -> int:
+        """See :meth:`MemoryStore.bind_collections`."""
+        from . import collections as _c
+
+        return self._bindings("bind collections", _c.bind, user_id, agent_id, list(collections))
+
+    async def unbind_collections(
+        self, user_id: str, agent_id: str, collections: Sequence[str]
+    ) -> int:
+        """See :meth:`MemoryStore.unbind_collections`."""
+        from . import collections as _c
+
+        return self._bindings("unbind collections", _c.unbind, user_id, agent_id,
+                              list(collections))
+
+    async def agent_collections(self, user_id: str, agent_id: str) -> list[str]:
+        """See :meth:`MemoryStore.agent_collections`."""
+        from . import collections as _c
+
+        return self._bindings("list collections", _c.bound, user_id, agent_id)

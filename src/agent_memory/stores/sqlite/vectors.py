@@ -97,6 +97,7 @@ class VectorRow:
     category: str | None
     processed: int | None
     superseded_by: str | None
+    collection: str | None = None
 
 
 class VectorIndex:
@@ -137,6 +138,7 @@ class VectorIndex:
         self.processed = np.array(
             [_NONE if r.processed is None else r.processed for r in recs], dtype=np.int8
         )
+        self.collection = _Codes([r.collection for r in recs])
 
     @property
     def nbytes(self) -> int:
@@ -170,6 +172,8 @@ class VectorIndex:
             masks.append(~self.superseded)
         if query.processed is not None:
             masks.append(self.processed == int(query.processed))
+        if query.collections is not None:
+            masks.append(self.collection.among(query.collections))
         if not masks:
             return None
         out = masks[0]

@@ -1,0 +1,145 @@
+"""Memories added in bulk into collections (seed 004 ``add_memories``).
+
+Each item is validated on its own: the valid ones are embedded and written in one atomic batch,
+the invalid ones are reported by position with the reason and write nothing. If the write
+itself fails (embedder or store), nothing is written and the error propagates.
+
+Agents are bound to collections in the store (``MemoryStore.bind_collections``; in SQLite the
+``agent_collections`` table of migration 2), so a binding is shared by every process using the
+store and is scoped to the user like every record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import AgentMemoryError, InvalidInputError
+from ..models import Fact, RecordKind, new_id, require_scope, utcnow
+from ..pipeline.context import Components
+
+
+class MemoryInput(BaseModel):
+    """One memory to add (seed 004 ``AddMemoryRequest``).
+
+    Attributes:
+        content: the memory text (non-empty).
+        collection: the collection it belongs to (recommended; agents recall by collection).
+        kind: ``fact`` (default) or ``insight``.
+        importance: 1-10 (seed 004), or ``None`` when not scored.
+        retrieval_key: the text to index it by instead of ``content`` (seed 004
+            ``vector_txt``: the situation in which it should be recalled).
+        agent_id / thread_id: optional scopes.
+        category / subject / confidence / evidence / metadata / created_at / id: as on
+            :class:`~agent_memory.models.Fact`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    content: str = Field(min_length=1)
+    collection: str | None = None
+    kind: Literal["fact", "insight"] = "fact"
+    importance: int | None = Field(default=None, ge=1, le=10)
+    retrieval_key: str | None = None
+    agent_id: str | None = None
+    thread_id: str | None = None
+    category: str | None = None
+    subject: str | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    evidence: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime | None = None
+    id: str | None = None
+
+
+class AddFailure(BaseModel):
+    """An item that was not added: its position in the input, the item and why."""
+
+    index: int
+    item: Any
+    error: str
+
+
+class BulkAddResult(BaseModel):
+    """What :func:`add_memories` did.
+
+    Attributes:
+        added: ``(index, stored record)`` for each item written.
+        failed: one :class:`AddFailure` per item rejected (nothing of it was written).
+    """
+
+    added: list[tuple[int, Fact]] = Field(default_factory=list)
+    failed: list[AddFailure] = Field(default_factory=list)
+
+
+def _build(user_id: str, item: MemoryInput, now: datetime) -> Fact:
+    if not item.content.strip():
+        raise InvalidInputError("content must not be blank")
+    if item.retrieval_key is not None and not item.retrieval_key.strip():
+        raise InvalidInputError("retrieval_key must not be blank when given")
+    if item.collection is not None and not item.collection.strip():
+        raise InvalidInputError("collection must not be blank when given")
+    return Fact(
+        id=item.id or new_id(item.kind),
+        kind=RecordKind(item.kind),
+        user_id=user_id,
+        thread_id=item.thread_id,
+        agent_id=item.agent_id,
+        content=item.content,
+        collection=item.collection.strip() if item.collection else None,
+        importance=item.importance,
+        retrieval_key=item.retrieval_key,
+        category=item.category,
+        subject=item.subject,
+        confidence=item.confidence,
+        evidence=item.evidence,
+        metadata=item.metadata,
+        created_at=item.created_at or now,
+        updated_at=now,
+    )
+
+
+async def add_memories(
+    c: Components, user_id: str, items: Iterable[MemoryInput | Mapping[str, Any]]
+) -> BulkAddResult:
+    """Add memories in bulk; report per-item success and failure.
+
+    Args:
+        c: the components (store, embedder).
+        user_id: the partition (required).
+        items: :class:`MemoryInput` objects or mappings of its fields.
+
+    Returns:
+        A :class:`BulkAddResult`; ``added`` in input order.
+
+    Raises:
+        MissingScopeError: ``user_id`` is blank (nothing is written).
+        EmbedderError / StoreError: the batch write failed (nothing is written).
+    """
+    user_id = require_scope(user_id)
+    result = BulkAddResult()
+    now = utcnow()
+    ready: list[tuple[int, Fact]] = []
+    seen: set[str] = set()
+    for index, raw in enumerate(items):
+        try:
+            item = raw if isinstance(raw, MemoryInput) else MemoryInput.model_validate(raw)
+            fact = _build(user_id, item, now)
+            if fact.id in seen:
+                raise InvalidInputError(f"id {fact.id!r} appears twice in the batch")
+            seen.add(fact.id)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"]) or "item"
+            result.failed.append(AddFailure(index=index, item=raw, error=f"{where}: {err['msg']}"))
+            continue
+        except (AgentMemoryError, TypeError, ValueError) as exc:
+            result.failed.append(AddFailure(index=index, item=raw, error=str(exc)))
+            continue
+        ready.append((index, fact))
+    await c.write([fact for _, fact in ready])
+    result.added = ready
+    return result
