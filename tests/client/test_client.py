@@ -187,3 +187,25 @@ def test_sync_facade(tmp_path, local_embedder):
     # Data survive a restart.
     with Memory(Settings.load(store=str(tmp_path / "m.db")), embedder=local_embedder) as memory:
         assert [t.id for t in memory.get_thread("u", "t")] == [turn.id]
+
+
+async def test_extract_facts_never_revives_a_retired_fact(memory):
+    await add_conversation(memory)
+    await memory.extract_facts("alice", "t1")
+    facts = await memory.get_memories("alice", kinds=["fact"])
+    retired = next(f for f in facts if "Biscuit" in f.content)
+    await memory.store.update([retired.model_copy(update={
+        "superseded_by": "fact_other", "supersede_reason": "duplicate",
+        "superseded_at": T0 + timedelta(days=1)})])
+    again = await memory.extract_facts("alice", "t1")
+    assert again.written == [] and again.exact_dedup_skipped == len(facts)
+    active = await memory.get_memories("alice", kinds=["fact"])
+    assert retired.id not in {f.id for f in active}
+    assert not any(f.content_hash == retired.content_hash for f in active)
+    # The same words said again in a later turn are new evidence: the fact is stored anew.
+    first_turn = (await memory.get_thread("alice", "t1"))[0]
+    later = await memory.add_turn("alice", "t1", "user", first_turn.content, speaker="Alice",
+                                  created_at=T0 + timedelta(days=2))
+    step = await memory.extract_facts("alice", "t1", after_seq=later.seq - 1)
+    (revived,) = await memory.store.get("alice", step.written[:1])
+    assert revived.content_hash == retired.content_hash and revived.evidence == [later.id]

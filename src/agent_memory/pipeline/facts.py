@@ -1,8 +1,9 @@
 """extract_facts: distil self-contained facts from a thread's turns (seed 000).
 
 Each fact carries ``content_hash`` (SHA-256 of the normalised text, 32 hex chars). Before a
-fact is written its hash is checked against the user's active facts; an exact re-extraction is
-skipped and counted in ``exact_dedup_skipped``, so re-running the step changes nothing.
+fact is written its hash is checked against the user's active facts, and against facts retired by
+reconciliation that came from the same turns; an exact re-extraction is skipped and counted in
+``exact_dedup_skipped``, so re-running the step changes nothing and never revives a retired fact.
 """
 
 from __future__ import annotations
@@ -67,10 +68,20 @@ async def extract_facts(
     for start in range(0, len(turns), _BATCH_TURNS):
         drafts += (await c.reasoner.extract_facts(turns[start : start + _BATCH_TURNS])).facts
 
-    existing = await c.store.list(
-        user_id, RecordQuery(kinds=frozenset({RecordKind.FACT}))
-    )
-    known = {f.content_hash for f in existing if isinstance(f, Fact)}
+    existing = [
+        f
+        for f in await c.store.list(
+            user_id, RecordQuery(kinds=frozenset({RecordKind.FACT}), include_superseded=True)
+        )
+        if isinstance(f, Fact)
+    ]
+    known = {f.content_hash for f in existing if f.active}
+    # A fact that reconciliation retired must not come back when the same turns are read
+    # again; the same text stated in *other* turns is new evidence and is kept.
+    retired: dict[str, set[str]] = {}
+    for f in existing:
+        if not f.active:
+            retired.setdefault(f.content_hash, set()).update(f.evidence)
     now = utcnow()
     facts: list[Fact] = []
     for draft in drafts:
@@ -78,7 +89,7 @@ async def extract_facts(
         if not evidence:
             continue
         digest = content_hash(draft.text)
-        if digest in known:
+        if digest in known or set(evidence) <= retired.get(digest, set()):
             result.exact_dedup_skipped += 1
             continue
         known.add(digest)
