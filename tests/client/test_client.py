@@ -15,7 +15,7 @@ from agent_memory import (
     Settings,
     UnknownRoleError,
 )
-from agent_memory.models import content_hash, profile_id, summary_id
+from agent_memory.models import SupersedeReason, content_hash, profile_id, summary_id
 
 T0 = datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
 
@@ -195,7 +195,7 @@ async def test_extract_facts_never_revives_a_retired_fact(memory):
     facts = await memory.get_memories("alice", kinds=["fact"])
     retired = next(f for f in facts if "Biscuit" in f.content)
     await memory.store.update([retired.model_copy(update={
-        "superseded_by": "fact_other", "supersede_reason": "duplicate",
+        "superseded_by": "fact_other", "supersede_reason": SupersedeReason.DUPLICATE,
         "superseded_at": T0 + timedelta(days=1)})])
     again = await memory.extract_facts("alice", "t1")
     assert again.written == [] and again.exact_dedup_skipped == len(facts)
