@@ -315,6 +315,8 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
             include_superseded=include_superseded,
         )
         request = SearchRequest(query=query, mode=SearchMode(mode), k=k, filters=filters)
+        if request.mode != SearchMode.TEXT:  # live sessions' turns get their vectors
+            await self.flush_session_embeddings(user_id, thread_id)
         return await search(self.store, self.embedder, user_id, request,
                             rrf_k=self.settings.rrf_k)
 

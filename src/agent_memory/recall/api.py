@@ -190,6 +190,7 @@ class RecallAPI:
         if not 0.0 <= min_score <= 1.0:
             raise InvalidInputError("min_score must be within 0-1")
         await self.connect()  # type: ignore[attr-defined]
+        await self.flush_session_embeddings(user_id)  # type: ignore[attr-defined]
         c = self.components
         names = _names(collections) if collections is not None else (
             await c.store.agent_collections(user_id, agent_id) if agent_id else []

@@ -90,10 +90,28 @@ class SessionsAPI:
         speaker: str | None = None, created_at: datetime | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> Turn:
-        """Add a turn to a live session (durable on return; prunes every k turns)."""
+        """Add a turn to a live session (durable and full-text searchable on return, embedded
+        in a batch later; prunes every k turns)."""
         keeper = await self.session_keeper(user_id, session_id)
         return await keeper.add_turn(role, content, speaker=speaker, created_at=created_at,
                                      metadata=metadata)
+
+    async def flush_session_embeddings(
+        self, user_id: str, session_id: str | None = None
+    ) -> int:
+        """Embed the turns the live sessions of this client stored without vectors yet (all
+        of the user's, or one session's), one batch per session. A dictionary lookup when
+        nothing is pending; the client runs it before every vector or hybrid search.
+
+        Returns:
+            How many turns were embedded.
+        """
+        done = 0
+        user_id, session_id = user_id.strip(), session_id.strip() if session_id else None
+        for (uid, sid), keeper in list(self._keepers().items()):
+            if uid == user_id and session_id in (None, sid) and keeper.pending_embeddings:
+                done += await keeper.embed_pending()
+        return done
 
     async def get_current_context(self, user_id: str, session_id: str) -> str:
         """The session's context: init block + cumulative summary + active turns."""

@@ -3,13 +3,17 @@
 A session is a thread: ``session_id == thread_id``, and the session record is the thread's
 :class:`~agent_memory.models.ThreadSummary` (``summary_{user_id}_{session_id}``).
 
-- :meth:`MemoryKeeper.add_turn` stores the turn (embedded and indexed) before it returns.
+- :meth:`MemoryKeeper.add_turn` stores the turn before it returns, full-text indexed but not
+  yet embedded (one write transaction, no model call): the turn is durable and found by
+  full-text search at once. Its vector comes later, in one batch with the other pending turns
+  (see "Deferred embedding" below).
 - Every ``k`` (``Settings.k_turn_buffer``) turns not yet folded, the keeper *prunes*: the k
   turns become an :class:`~agent_memory.models.Interaction` (``author: text`` lines, summary,
   topics, entities, two vectors, the k turn ids as evidence; id
   ``interaction_{session_id}_{first seq}``) and the cumulative summary (the session record's
-  ``content``) is updated from the old summary plus those k turns. Both are written in one
-  atomic batch, and the record's ``watermark_seq`` moves to the last folded turn.
+  ``content``) is updated from the old summary plus those k turns. The pending turns (now
+  embedded), the interaction and the record are written in one atomic batch, and the record's
+  ``watermark_seq`` moves to the last folded turn.
 - The active turns are every turn not yet folded, and never fewer than the last ``N``
   (``Settings.n_active_turns``): right after a prune exactly N turns stay verbatim.
 - :meth:`get_current_context` renders init block + summary + active turns
@@ -19,6 +23,15 @@ Suspend / resume (seed 002): everything the context depends on is in the store (
 block, the summary, the watermark, the turns), so :meth:`MemoryKeeper.open` in a new process
 rebuilds the same context; a prune that a crash interrupted is redone on open (the
 interaction id is deterministic, so nothing is duplicated).
+
+Deferred embedding. Invariant: every turn at or before the watermark has its vector (a prune
+embeds its turns in the same transaction that moves the watermark). The turns after the
+watermark may not; the keeper embeds its pending turns in one batch (the same index text and
+vectors as :func:`~agent_memory.indexing.build_indexed` gives any turn) when it prunes, when
+the session ends, and on demand (:meth:`MemoryKeeper.embed_pending`, which the client calls
+before a vector or hybrid search of that user). :meth:`MemoryKeeper.open` embeds the turns
+after the watermark of a resumed session, so a crash leaves no turn without a vector once the
+session is resumed (a session never resumed keeps them full-text searchable only).
 """
 
 from __future__ import annotations
@@ -32,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from ..errors import InvalidInputError
+from ..indexing import build_indexed, index_text, previous_turns
 from ..models import (
     Interaction,
     RecordKind,
@@ -40,12 +54,13 @@ from ..models import (
     ThreadSummary,
     Turn,
     UserProfile,
+    new_id,
     profile_id,
     require_scope,
     summary_id,
     utcnow,
 )
-from ..stores.base import RecordQuery
+from ..stores.base import Indexed, RecordQuery
 from .context import flatten, init_block, render_context
 from .reflection import ReflectionResult, aggregate_no_insight, reflect_session
 
@@ -93,16 +108,19 @@ class MemoryKeeper:
 
     def __init__(
         self, memory: AsyncMemory, record: ThreadSummary, buffer: Sequence[Turn],
-        recent: Sequence[Turn], next_seq: int,
+        recent: Sequence[Turn], last: Turn | None,
     ) -> None:
         self._memory = memory
         self.record = record
         self.user_id = record.user_id
         self.session_id = record.thread_id or ""
         self._buffer: list[Turn] = list(buffer)
+        # turns after the watermark may lack vectors (a crash, or a previous process)
+        self._pending: list[Turn] = list(buffer)
         n = memory.settings.n_active_turns
         self._recent: deque[Turn] = deque(recent, maxlen=n)
-        self._next_seq = next_seq
+        self._last = last
+        self._next_seq = last.seq + 1 if last is not None else 0
         self._lock = asyncio.Lock()
 
     @classmethod
@@ -136,9 +154,9 @@ class MemoryKeeper:
             newest = await store.list(user_id, turn_q.model_copy(
                 update={"newest_first": True, "limit": n}))
             recent = sorted((t for t in newest if isinstance(t, Turn)), key=lambda t: t.seq)
-        last = await store.list(user_id, turn_q.model_copy(
+        newest_one = await store.list(user_id, turn_q.model_copy(
             update={"newest_first": True, "limit": 1}))
-        next_seq = last[0].seq + 1 if last and isinstance(last[0], Turn) else 0
+        last = newest_one[0] if newest_one and isinstance(newest_one[0], Turn) else None
         if record is None or record.init_block is None:
             block = await build_init_block(memory, user_id, session_id)
             now = utcnow()
@@ -154,10 +172,11 @@ class MemoryKeeper:
             else:
                 record = record.model_copy(update={"init_block": block, "updated_at": now})
                 await store.update([record])
-        keeper = cls(memory, record, buffer, recent, next_seq)
+        keeper = cls(memory, record, buffer, recent, last)
         k = memory.settings.k_turn_buffer
         while len(keeper._buffer) >= k:  # a prune interrupted by a crash
             await keeper._prune(keeper._buffer[:k])
+        await keeper.embed_pending()  # turns a previous process stored without vectors
         return keeper
 
     # -- turns ------------------------------------------------------------------------------
@@ -175,6 +194,11 @@ class MemoryKeeper:
         return len(self._buffer)
 
     @property
+    def pending_embeddings(self) -> int:
+        """Turns this keeper stored (or found after the watermark) not yet embedded."""
+        return len(self._pending)
+
+    @property
     def summary(self) -> str | None:
         """The cumulative summary, ``None`` before the first prune."""
         return self.record.content if self.record.watermark_seq >= 0 else None
@@ -188,7 +212,11 @@ class MemoryKeeper:
         created_at: datetime | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> Turn:
-        """Store one turn durably; prune when k turns are waiting.
+        """Store one turn durably (full-text indexed, embedded later); prune when k turns
+        are waiting.
+
+        Without a prune this is one write transaction and no model call: the session state
+        (next ``seq``, previous turn, record) is kept in memory, not read back.
 
         Returns:
             The stored :class:`Turn`.
@@ -196,6 +224,8 @@ class MemoryKeeper:
         Raises:
             InvalidInputError (and subclasses): bad role/content, or the session has ended;
                 nothing is written.
+            EmbedderError / ReasonerError: the prune failed; the turn itself is stored and
+                the prune is retried on the next turn, at end or on resume.
         """
         from ..client import TurnInput
 
@@ -207,13 +237,62 @@ class MemoryKeeper:
                 speaker=speaker, agent_id=self.record.agent_id, created_at=created_at,
                 metadata=metadata or {}, seq=self._next_seq,
             )
-            turn = (await self._memory.add_turns([item]))[0]
+            self._memory._validate(item)
+            now = utcnow()
+            turn = Turn(
+                id=new_id("turn"), user_id=self.user_id, thread_id=self.session_id,
+                agent_id=item.agent_id, role=item.role, speaker=item.speaker,
+                content=item.content, seq=item.seq, created_at=item.created_at or now,
+                updated_at=now, metadata=item.metadata,
+            )
+            await self._memory.store.put([Indexed(record=turn, text=await self._text(turn))])
             self._next_seq += 1
+            self._last = turn
             self._buffer.append(turn)
+            self._pending.append(turn)
             self._recent.append(turn)
+            after = getattr(self._memory, "_after_turns", None)
+            if after is not None:  # the client's automatic-processing hook, as add_turns
+                await after([turn])
             if len(self._buffer) >= self._memory.settings.k_turn_buffer:
                 await self._prune(self._buffer[: self._memory.settings.k_turn_buffer])
             return turn
+
+    async def _text(self, turn: Turn) -> str:
+        """The turn's full-text entry: the product's index text, with its previous turn as
+        :func:`~agent_memory.indexing.previous_turns` picks it (here from memory, no read)."""
+        batch = [self._last, turn] if self._last is not None else [turn]
+        return index_text(turn, (await previous_turns(batch)).get(turn.id))
+
+    async def embed_pending(self) -> int:
+        """Embed the pending turns now, in one batch (a cheap no-op when there are none).
+
+        Returns:
+            How many turns were embedded.
+
+        Raises:
+            EmbedderError: the model failed; the turns stay pending (and full-text indexed).
+        """
+        if not self._pending:
+            return 0
+        async with self._lock:
+            turns = await self._pending_records()
+            if turns:
+                await self._memory.store.put(await self._index(turns))
+            self._pending = []
+            return len(turns)
+
+    async def _pending_records(self) -> list[Turn]:
+        """The pending turns as stored now (deleted ones skipped, later updates kept)."""
+        if not self._pending:
+            return []
+        found = await self._memory.store.get(self.user_id, [t.id for t in self._pending])
+        return [t for t in found if isinstance(t, Turn)]
+
+    async def _index(self, records: Sequence[Any]) -> list[Indexed]:
+        """Index text and vectors exactly as every other write path (one embedding call)."""
+        c = self._memory.components
+        return await build_indexed(records, c.embedder, store=c.store)
 
     async def _prune(self, chunk: Sequence[Turn]) -> Interaction:
         """Fold ``chunk`` (the oldest unfolded turns) into an interaction and the summary."""
@@ -242,7 +321,10 @@ class MemoryKeeper:
             "evidence": [*self.record.evidence, *(i for i in ids if i not in known)],
             "updated_at": utcnow(),
         })
-        await c.write([interaction, record])
+        # the pending turns get their vectors in the transaction that moves the watermark
+        turns = await self._pending_records()
+        await c.store.put(await self._index([*turns, interaction, record]))
+        self._pending = []
         self.record = record
         self._buffer = [t for t in self._buffer if t.seq > chunk[-1].seq]
         return interaction
