@@ -33,12 +33,16 @@ from agent_memory.ingest import ThreadBatch, ingest_threads
 from agent_memory.models import RecordKind
 from agent_memory.retrieval.hits import SearchMode
 from agent_memory.retrieval.search import SearchFilters, SearchRequest, search
+from agent_memory.retrieval.subjects import SUBJECT_WEIGHT
 from agent_memory.stores.base import RecordQuery
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo" / "locomo_dev.json"
 
 CONFIGS: dict[str, dict] = {
-    "default (hybrid, rrf k=10, evidence fusion)": {},
+    "default (hybrid, rrf k=10, evidence fusion, subject prior 1)": {},
+    "no subject prior (names kept in the query)": {"subject_prior": 0.0},
+    "subject prior 0.5": {"subject_prior": 0.5},
+    "subject prior 2": {"subject_prior": 2.0},
     "no evidence fusion": {"evidence_fusion": False},
     "rrf k=60": {"rrf_k": 60},
     "rrf k=60, no evidence fusion (issue-2 search)": {"rrf_k": 60, "evidence_fusion": False,
@@ -82,6 +86,7 @@ async def score(memory: AsyncMemory, samples, config: dict):
             query=question, k=2 * k_max, mode=config.get("mode", SearchMode.HYBRID),
             candidates=config.get("candidates"), filters=filters,
             evidence_fusion=config.get("evidence_fusion", True),
+            subject_prior=config.get("subject_prior", SUBJECT_WEIGHT),
         )
         hits = await search(memory.store, memory.embedder, user_id, request, rrf_k=rrf_k)
         return [(h.provenance.kind.value, h.record.id, h.provenance.evidence) for h in hits]

@@ -31,8 +31,9 @@ async def test_single_hop_evidence_in_top_10(memory, conv26):
             [(h.provenance.kind.value, h.record.id, h.provenance.evidence) for h in hits], 10
         )
         found += bool(set(ranked) & set(conv26.evidence_turn_ids(q)))
-    # A handful of single-hop questions: the evidence turn is in the top 10 for most of them.
-    assert found >= 7, f"evidence found in top 10 for only {found} of {len(questions)} questions"
+    # The first 12 single-hop questions: the evidence turn is in the top 10 for 11 of them with
+    # the default search (BENCHMARKS.md, "Recall on LoCoMo"); the floor leaves a margin of one.
+    assert found >= 10, f"evidence found in top 10 for only {found} of {len(questions)} questions"
 
 
 async def test_reingest_is_idempotent(memory, conv26):

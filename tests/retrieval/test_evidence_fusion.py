@@ -72,9 +72,10 @@ async def test_a_turn_cited_by_a_fact_ranks_above_its_neighbours(memory):
     turn_hit = by_id[turns[1].id]
     assert turn_hit.support == {"fact_pottery": pytest.approx(turn_hit.support["fact_pottery"])}
     assert turn_hit.support["fact_pottery"] > 0
-    assert turn_hit.score == pytest.approx(
+    assert turn_hit.prior == 2.0  # the question names the turn's speaker (test_subjects.py)
+    assert turn_hit.score == pytest.approx(turn_hit.prior * (
         sum(1 / (10 + s.rank) for s in turn_hit.signals.values())
-        + turn_hit.support["fact_pottery"])
+        + turn_hit.support["fact_pottery"]))
     assert hits[0].record.id in {turns[1].id, "fact_pottery"}
     # without evidence fusion nothing is folded
     from agent_memory.retrieval.search import SearchRequest, search

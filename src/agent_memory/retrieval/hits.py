@@ -77,12 +77,15 @@ class Hit(BaseModel):
         record: the matching record.
         score: the ranking score: cosine (vector mode), BM25 (text mode) or the RRF sum
             ``sum(1 / (rrf_k + rank))`` over signals (hybrid mode), plus, for a turn, the
-            contributions folded onto it from the derived records citing it (``support``).
+            contributions folded onto it from the derived records citing it (``support``),
+            times ``prior``.
         signals: ``"vector"`` and/or ``"text"`` -> :class:`Signal` (empty for a turn found
             only through the records citing it).
         provenance: see :class:`Provenance`.
         support: for a turn in hybrid mode, derived record id -> the part of ``score`` it
             contributed (evidence-level fusion, :func:`~.fusion.fold_evidence`).
+        prior: the factor ``score`` was multiplied by because the query names the turn's
+            speaker or the fact's subject (:mod:`.subjects`); 1.0 when none applied.
     """
 
     record: AnyRecord
@@ -90,3 +93,4 @@ class Hit(BaseModel):
     signals: dict[str, Signal]
     provenance: Provenance
     support: dict[str, float] = Field(default_factory=dict)
+    prior: float = 1.0

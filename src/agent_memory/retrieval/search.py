@@ -10,7 +10,10 @@ default). When turns are among the kinds searched, hybrid search does two more t
 * evidence-level fusion (:func:`.fusion.fold_evidence`) then adds every derived record's fused
   score onto the turns it cites: a turn found by its own text, by a fact extracted from it and
   by its session's summary ranks above a turn found once. Derived records keep their own score
-  and stay in the results.
+  and stay in the results;
+* a person the query names (a speaker of the user's turns) is taken out of the text embedded
+  and matched, and becomes a prior on the fused scores of that person's turns and facts
+  (:mod:`.subjects`).
 
 Both were measured on the LoCoMo dev set (BENCHMARKS.md, "Recall on LoCoMo"). Each hit
 keeps every signal's score and rank, the support folded onto it and its provenance.
@@ -29,6 +32,7 @@ from ..models import DERIVED_KINDS, MemoryRecord, RecordKind, as_utc, require_sc
 from ..stores.base import CONTENT, MemoryStore, RecordQuery, Scored
 from .fusion import DEFAULT_RRF_K, fold_evidence, rrf
 from .hits import Hit, Provenance, SearchMode, Signal
+from .subjects import SUBJECT_WEIGHT, apply_prior, named_speakers, strip_names
 
 
 class SearchFilters(BaseModel):
@@ -81,6 +85,10 @@ class SearchRequest(BaseModel):
         evidence_fusion: in hybrid mode, rank turns and derived records in separate lists and
             fold derived records' scores onto the turns they cite (default True; only when
             turns are among the kinds searched).
+        subject_prior: with evidence fusion, the weight of the named-subject prior
+            (:mod:`.subjects`): names of speakers the query mentions are stripped from the
+            searched text and their turns' and facts' scores multiplied by ``1 + weight``;
+            0 turns the mechanism off.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -92,6 +100,7 @@ class SearchRequest(BaseModel):
     filters: SearchFilters = SearchFilters()
     fields: tuple[str, ...] = (CONTENT,)
     evidence_fusion: bool = True
+    subject_prior: float = Field(default=SUBJECT_WEIGHT, ge=0.0)
 
     @property
     def pool(self) -> int:
@@ -136,18 +145,31 @@ async def search(
         raise EmptyContentError("search query must not be empty")
     query = request.filters.to_query()
     groups = _groups(query, request)
+    pool = request.k if request.mode != SearchMode.HYBRID else request.pool
+    names: list[str] = []
+    text = request.query
+    probe: list[Scored] | None = None
+    if request.folds_evidence and request.subject_prior > 0:
+        # The turns' full-text candidates for the original query tell which speakers it names.
+        probe = await store.text_search(user_id, request.query, groups[":turn"], pool)
+        names = named_speakers(request.query, (s.record for s in probe))
+        if names:
+            text = strip_names(request.query, names)
+            if text != request.query:
+                probe = None
     qvec = None
     if request.mode in (SearchMode.VECTOR, SearchMode.HYBRID):
-        qvec = await embedder.embed_one(request.query)
-    pool = request.k if request.mode != SearchMode.HYBRID else request.pool
+        qvec = await embedder.embed_one(text)
     lists: dict[str, list[Scored]] = {}
     for group, group_query in groups.items():
         if qvec is not None:
             lists[f"vector{group}"] = await store.vector_search(
                 user_id, qvec, group_query, pool, request.fields)
         if request.mode in (SearchMode.TEXT, SearchMode.HYBRID):
-            lists[f"text{group}"] = await store.text_search(
-                user_id, request.query, group_query, pool)
+            if group == ":turn" and probe is not None:
+                lists[f"text{group}"] = probe
+            else:
+                lists[f"text{group}"] = await store.text_search(user_id, text, group_query, pool)
 
     # Each record belongs to one group, so it has at most one "vector" and one "text" entry.
     by_signal: dict[str, dict[str, tuple[Scored, int]]] = {"vector": {}, "text": {}}
@@ -155,6 +177,7 @@ async def search(
         by_signal["vector" if name.startswith("vector") else "text"].update(_signals(found))
     records = {s.record.id: s.record for found in lists.values() for s in found}
     support: dict[str, dict[str, float]] = {}
+    factors: dict[str, float] = {}
     if request.mode == SearchMode.VECTOR:
         ranked = [(s.record.id, s.score) for s in lists["vector"]]
     elif request.mode == SearchMode.TEXT:
@@ -164,6 +187,8 @@ async def search(
                      k=rrf_k)
         if request.folds_evidence:
             ranked, support = await _fold(store, user_id, query, ranked, records)
+        if names:
+            ranked, factors = apply_prior(dict(ranked), records, names, request.subject_prior)
     hits = []
     for record_id, score in ranked[: request.k]:
         signals = {
@@ -174,7 +199,7 @@ async def search(
         record = records[record_id]
         hits.append(
             Hit(record=record, score=score, signals=signals, provenance=Provenance.of(record),
-                support=support.get(record_id, {}))
+                support=support.get(record_id, {}), prior=factors.get(record_id, 1.0))
         )
     return hits
 
