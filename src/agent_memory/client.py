@@ -77,6 +77,28 @@ class TurnInput(BaseModel):
     id: str | None = None
     seq: int | None = None
 
+    def to_turn(self, seq: int) -> Turn:
+        """The :class:`Turn` to store: scopes stripped, ``id`` and ``created_at`` defaulted
+        (a fresh ``turn_...`` id; now, UTC), at position ``seq`` of its thread.
+
+        Raises:
+            InvalidInputError (subclasses): blank scopes, empty content, unknown role.
+        """
+        now = utcnow()
+        return Turn(
+            id=self.id or new_id("turn"),
+            user_id=self.user_id.strip(),
+            thread_id=self.thread_id.strip(),
+            agent_id=self.agent_id,
+            role=self.role,
+            speaker=self.speaker,
+            content=self.content,
+            seq=seq,
+            created_at=self.created_at or now,
+            updated_at=now,
+            metadata=self.metadata,
+        )
+
 
 def _as_input(item: TurnInput | Turn | Mapping[str, Any]) -> TurnInput:
     if isinstance(item, TurnInput):
@@ -116,7 +138,7 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
             self.settings.embedder, batch_size=self.settings.embed_batch_size
         )
         self.reasoner = reasoner or get_reasoner(self.settings.reasoner)
-        self.store = store or open_store(self.settings.store)
+        self.store = store or open_store(self.settings.store, self.settings.vector_index)
         self._opened = False
 
     @classmethod
@@ -209,22 +231,7 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
                     next_seq[key] = (last[0].seq + 1) if last else 0  # type: ignore[attr-defined]
                 seq = next_seq[key]
                 next_seq[key] += 1
-            now = utcnow()
-            turns.append(
-                Turn(
-                    id=item.id or new_id("turn"),
-                    user_id=user_id,
-                    thread_id=thread_id,
-                    agent_id=item.agent_id,
-                    role=item.role,
-                    speaker=item.speaker,
-                    content=item.content,
-                    seq=seq,
-                    created_at=item.created_at or now,
-                    updated_at=now,
-                    metadata=item.metadata,
-                )
-            )
+            turns.append(item.to_turn(seq))
         await self.components.write(turns)  # type: ignore[arg-type]
         await self._after_turns(turns)
         return turns

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, model_validator
 from pydantic_settings import (
@@ -67,6 +67,8 @@ class Settings(BaseSettings):
         rrf_k: the k constant of reciprocal rank fusion (Cormack et al., SIGIR 2009).
         embed_batch_size: texts per embedding call.
         summary_max_tokens / profile_max_tokens: budgets of thread summaries / user profiles.
+        vector_index: ``exact`` (default) or ``hnsw`` (approximate graph for large partitions,
+            ``pip install agent-memory[ann]``; see ``stores/sqlite/ann.py``).
 
     Memory keeper and reflection (seed 001 section 7):
         k_turn_buffer, n_active_turns, num_recent_sessions_for_init, top_k_facts,
@@ -104,6 +106,7 @@ class Settings(BaseSettings):
     fact_extraction_every_n: int = Field(default=0, ge=0)
     user_summary_every_n: int = Field(default=0, ge=0)
     dedup_every_n: int = Field(default=0, ge=0)
+    vector_index: Literal["exact", "hnsw"] = "exact"  # hnsw: pip install agent-memory[ann]
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

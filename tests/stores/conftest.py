@@ -9,6 +9,7 @@ store whose ``capabilities`` lack it.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -27,7 +28,21 @@ async def sqlite_store(tmp_path: Path, spec: EmbeddingSpec) -> MemoryStore:
     return store
 
 
-STORE_FACTORIES = [pytest.param(sqlite_store, id="sqlite")]
+async def sqlite_hnsw_store(tmp_path: Path, spec: EmbeddingSpec) -> MemoryStore:
+    """A fresh SQLite store whose every search goes through the approximate graph
+    (``ann_min_rows=1``): the contract holds with the optional index too."""
+    store = SQLiteStore(tmp_path / "stores" / "memory.db", vector_index="hnsw", ann_min_rows=1)
+    await store.open(spec)
+    return store
+
+
+_NO_USEARCH = importlib.util.find_spec("usearch") is None
+
+STORE_FACTORIES = [
+    pytest.param(sqlite_store, id="sqlite"),
+    pytest.param(sqlite_hnsw_store, id="sqlite-hnsw",
+                 marks=pytest.mark.skipif(_NO_USEARCH, reason="usearch (ann extra) absent")),
+]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -54,7 +54,6 @@ from ..models import (
     ThreadSummary,
     Turn,
     UserProfile,
-    new_id,
     profile_id,
     require_scope,
     summary_id,
@@ -238,13 +237,7 @@ class MemoryKeeper:
                 metadata=metadata or {}, seq=self._next_seq,
             )
             self._memory._validate(item)
-            now = utcnow()
-            turn = Turn(
-                id=new_id("turn"), user_id=self.user_id, thread_id=self.session_id,
-                agent_id=item.agent_id, role=item.role, speaker=item.speaker,
-                content=item.content, seq=item.seq, created_at=item.created_at or now,
-                updated_at=now, metadata=item.metadata,
-            )
+            turn = item.to_turn(self._next_seq)
             await self._memory.store.put([Indexed(record=turn, text=await self._text(turn))])
             self._next_seq += 1
             self._last = turn

@@ -9,14 +9,17 @@ from __future__ import annotations
 from .base import CONTENT, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 
 
-def open_store(spec: str) -> MemoryStore:
+def open_store(spec: str, vector_index: str = "exact") -> MemoryStore:
     """Build (not yet open) the store named by ``spec``.
 
     Args:
         spec: a file path, or ``sqlite:PATH``.
+        vector_index: ``"exact"`` or ``"hnsw"`` (approximate; needs the ``ann`` extra), see
+            :class:`~agent_memory.stores.sqlite.SQLiteStore`.
 
     Raises:
-        ConfigError: the spec names an unknown backend.
+        ConfigError: the spec names an unknown backend, or ``vector_index`` is unknown or
+            unavailable.
     """
     from ..errors import ConfigError
 
@@ -31,7 +34,7 @@ def open_store(spec: str) -> MemoryStore:
         raise ConfigError("store path is empty")
     from .sqlite import SQLiteStore
 
-    return SQLiteStore(path)
+    return SQLiteStore(path, vector_index=vector_index)
 
 
 __all__ = ["CONTENT", "EmbeddingSpec", "Indexed", "MemoryStore", "RecordQuery", "Scored",

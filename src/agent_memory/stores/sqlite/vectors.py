@@ -16,6 +16,9 @@ rebuild, so an agent that stores a turn and then searches does not reload its pa
 Filter semantics mirror the SQL ones in :mod:`.store` exactly (the conformance suite checks
 every filter through both paths): strings are encoded as small integer codes per index so every
 filter is a vectorised comparison.
+
+Optionally (``vector_index="hnsw"``) a large snapshot carries an approximate graph
+(:mod:`.ann`) that proposes candidates, which are then re-scored and filtered exactly here.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
+from typing import Any
 
 import numpy as np
 
@@ -42,16 +47,24 @@ except Exception:  # noqa: BLE001 - absent or unable to inspect the BLAS: use it
 _BLAS_LOCK = threading.Lock()
 
 
-def _cosines(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """``matrix @ vector`` (shape ``(n,)``), on one BLAS thread when threadpoolctl is present.
+_THREADED_ROWS = 100_000
+"""From this many rows on, the product runs on every BLAS thread (see :func:`_cosines`)."""
 
-    A matrix-vector product is memory-bound, so extra threads add little; but OpenBLAS's
-    threads spin, and on a small machine whose other core is busy (the embedder, another
+
+def _cosines(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """``matrix @ vector`` (shape ``(n,)``); on one BLAS thread below :data:`_THREADED_ROWS`
+    rows when threadpoolctl is present.
+
+    A matrix-vector product is memory-bound. On a small matrix extra threads add little, and
+    OpenBLAS's threads spin: on a small machine whose other core is busy (the embedder, another
     worker) the threaded product measured 7 ms instead of 0.5 ms at 10,000 x 384
-    (bench/store_search.py). The lock keeps concurrent searches from restoring each other's
-    thread counts out of order.
+    (bench/store_search.py). On a large one the second core's bandwidth counts: on the quiet
+    2-core machine 3.6 ms instead of 10.5 ms at 100,000 x 384 and 60 ms instead of 131 ms at
+    1,000,000 x 384 (one thread still wins under load: 10.8 against 16 ms at 100,000 with a
+    load average of 5). The lock keeps concurrent searches from restoring each other's thread
+    counts out of order.
     """
-    if _BLAS is None or not _BLAS.lib_controllers:
+    if _BLAS is None or not _BLAS.lib_controllers or matrix.shape[0] >= _THREADED_ROWS:
         return matrix @ vector
     with _BLAS_LOCK, _BLAS.limit(limits=1):
         return matrix @ vector
@@ -100,45 +113,67 @@ class VectorRow:
     collection: str | None = None
 
 
+_ROW_FIELDS = tuple(f.name for f in dataclass_fields(VectorRow))
+
+
 class VectorIndex:
     """An immutable snapshot of one user's vectors and their records' filter columns.
 
     Args:
         version: the user's version counter the snapshot was read at.
         dim: vector length (dimensions).
-        rows: the user's vectors; several rows may share a ``record_id`` (one per field).
+        rows: the user's vectors, as :class:`VectorRow` objects or tuples in its field order,
+            the tuples optionally followed by the row's ``vectors.rowid`` (its key in an
+            approximate graph, :mod:`.ann`); several rows may share a ``record_id`` (one per
+            field).
     """
 
-    def __init__(self, version: int, dim: int, rows: Sequence[VectorRow]) -> None:
+    def __init__(
+        self,
+        version: int,
+        dim: int,
+        rows: Sequence[VectorRow] | Sequence[tuple[Any, ...]],
+    ) -> None:
         self.version = version
         self.dim = dim
-        self.matrix = (
-            np.frombuffer(b"".join(r.vec for r in rows), dtype="<f4")
-            .astype(np.float32, copy=False)
-            .reshape(len(rows), dim)
-        )
-        record_codes = _Codes([r.record_id for r in rows])
+        n = len(rows)
+        if n and isinstance(rows[0], VectorRow):
+            rows = [tuple(getattr(r, name) for name in _ROW_FIELDS) for r in rows]
+        cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if n else [()] * len(_ROW_FIELDS)
+        self.matrix = np.frombuffer(b"".join(cols[2]), dtype="<f4").astype(
+            np.float32, copy=False).reshape(n, dim)
+        record_codes = _Codes(cols[0])
         self.rec = record_codes.codes  # row -> record ordinal
         self.ids = list(record_codes.lookup)  # record ordinal -> id
         self.id_pos = record_codes.lookup
-        self.fields = _Codes([r.field for r in rows])
-        first = [0] * len(self.ids)  # one representative row per record
-        for row, ordinal in enumerate(self.rec.tolist()):
-            first[ordinal] = row
-        recs = [rows[i] for i in first]
-        self.kind = _Codes([r.kind for r in recs])
-        self.thread = _Codes([r.thread_id for r in recs])
-        self.agent = _Codes([r.agent_id for r in recs])
-        self.chash = _Codes([r.content_hash for r in recs])
-        self.category = _Codes([r.category for r in recs])
-        self.created = np.array([r.created_at for r in recs], dtype=np.float64)
-        self.has_seq = np.array([r.seq is not None for r in recs], dtype=bool)
-        self.seq = np.array([_NONE if r.seq is None else r.seq for r in recs], dtype=np.int64)
-        self.superseded = np.array([r.superseded_by is not None for r in recs], dtype=bool)
-        self.processed = np.array(
-            [_NONE if r.processed is None else r.processed for r in recs], dtype=np.int8
-        )
-        self.collection = _Codes([r.collection for r in recs])
+        self.fields = _Codes(cols[1])
+        if len(self.ids) == n:  # one row per record: the columns are per record already
+            per = cols
+        else:  # one representative row per record (the first; ordinals follow first rows)
+            first = np.unique(self.rec, return_index=True)[1].tolist()
+            per = [[col[i] for i in first] for col in cols]
+        self.kind = _Codes(per[3])
+        self.thread = _Codes(per[4])
+        self.agent = _Codes(per[5])
+        self.created = np.fromiter(per[6], dtype=np.float64, count=len(self.ids))
+        self.has_seq = np.fromiter((s is not None for s in per[7]), dtype=bool,
+                                   count=len(self.ids))
+        self.seq = np.fromiter((_NONE if s is None else s for s in per[7]), dtype=np.int64,
+                               count=len(self.ids))
+        self.chash = _Codes(per[8])
+        self.category = _Codes(per[9])
+        self.processed = np.fromiter((_NONE if p is None else p for p in per[10]),
+                                     dtype=np.int8, count=len(self.ids))
+        self.superseded = np.fromiter((s is not None for s in per[11]), dtype=bool,
+                                      count=len(self.ids))
+        self.any_superseded = bool(self.superseded.any())
+        self.collection = _Codes(per[12])
+        self.keys: np.ndarray | None = None  # int64 vectors.rowid per row, when given
+        if len(cols) > len(_ROW_FIELDS):
+            self.keys = np.fromiter(cols[-1], dtype=np.int64, count=n)
+        self.ann: Any = None  # an ann.HnswGraph over ``keys``, attached by the store
+        self._key_order: np.ndarray | None = None
+        self._memo: tuple[bytes, np.ndarray] | None = None
 
     @property
     def nbytes(self) -> int:
@@ -168,7 +203,7 @@ class VectorIndex:
             masks.append(self.chash.equal(query.content_hash))
         if query.categories is not None:
             masks.append(self.category.among(query.categories))
-        if not query.include_superseded:
+        if not query.include_superseded and self.any_superseded:
             masks.append(~self.superseded)
         if query.processed is not None:
             masks.append(self.processed == int(query.processed))
@@ -179,7 +214,20 @@ class VectorIndex:
         out = masks[0]
         for mask in masks[1:]:
             out = out & mask
+        if out.all():
+            return None
         return out
+
+    def _full_scores(self, vector: np.ndarray) -> np.ndarray:
+        """``matrix @ vector`` for every row; the last query's product is kept, so the several
+        filtered lists of one search (turns, derived records) pay for one product."""
+        key = vector.tobytes()
+        memo = self._memo
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        scores = _cosines(self.matrix, vector)
+        self._memo = (key, scores)
+        return scores
 
     def search(
         self,
@@ -190,6 +238,10 @@ class VectorIndex:
         hidden: np.ndarray | None = None,
     ) -> list[tuple[str, float, str]]:
         """Top ``k`` records by their best cosine over ``fields``, best first.
+
+        Exact unless an approximate graph is attached (:attr:`ann`) and the filters leave at
+        least a tenth of the rows: then the graph proposes candidates, re-scored exactly and
+        filtered exactly, with a fall-back to the exact product when too few survive.
 
         Args:
             vector: float32, shape ``(dim,)``, L2-normalised.
@@ -202,7 +254,8 @@ class VectorIndex:
             ``(record_id, cosine, field)`` triples, at most ``k``, each record once.
         """
         wanted = sorted({self.fields.lookup[f] for f in fields if f in self.fields.lookup})
-        if k <= 0 or not wanted or self.matrix.shape[0] == 0:
+        n = self.matrix.shape[0]
+        if k <= 0 or not wanted or n == 0:
             return []
         row_mask = None
         if len(wanted) < len(self.fields.lookup):
@@ -214,28 +267,65 @@ class VectorIndex:
         if rec_mask is not None:
             by_row = rec_mask[self.rec]
             row_mask = by_row if row_mask is None else row_mask & by_row
-        rows: np.ndarray | None = None
-        if row_mask is None:
-            scores = _cosines(self.matrix, vector)
-        else:
-            rows = np.flatnonzero(row_mask)
-            if rows.size == 0:
-                return []
-            # Gathering copies the selected rows; for wide selections the full product is cheaper.
-            if rows.size * 4 < self.matrix.shape[0]:
-                scores = _cosines(self.matrix[rows], vector)
-            else:
-                scores = _cosines(self.matrix, vector)[rows]
+        allowed = n if row_mask is None else int(np.count_nonzero(row_mask))
+        if allowed == 0:
+            return []
         # A record has at most one row per field, so the top k * len(wanted) rows hold the best
         # row of each of the top k records.
-        m = min(scores.size, k * len(wanted))
+        m = k * len(wanted)
+        if self.ann is not None and allowed * 10 >= n:
+            found = self._approximate(vector, row_mask, allowed, k, m)
+            if found is not None:
+                return found
+        if row_mask is None:
+            rows = np.arange(n)
+            scores = self._full_scores(vector)
+        else:
+            rows = np.flatnonzero(row_mask)
+            # Gathering copies the selected rows; for wide selections the full product is cheaper.
+            if rows.size * 4 < n:
+                scores = _cosines(self.matrix[rows], vector)
+            else:
+                scores = self._full_scores(vector)[rows]
+        return self._pick(rows, scores, k, m)
+
+    def _approximate(
+        self, vector: np.ndarray, row_mask: np.ndarray | None, allowed: int, k: int, m: int
+    ) -> list[tuple[str, float, str]] | None:
+        """Top ``k`` through the graph (see :meth:`search`), or ``None`` to search exactly."""
+        if self._key_order is None:
+            assert self.keys is not None
+            self._key_order = np.argsort(self.keys)
+        order, n = self._key_order, self.matrix.shape[0]
+        fetch = max(64, 2 * m * n // allowed)
+        while True:
+            keys = self.ann.search(vector, fetch)
+            pos = np.searchsorted(self.keys, keys, sorter=order).clip(0, n - 1)
+            rows = order[pos]
+            rows = rows[self.keys[rows] == keys]  # keys of rows added since: not in this snapshot
+            if row_mask is not None:
+                rows = rows[row_mask[rows]]
+            if np.unique(self.rec[rows]).size >= k or keys.size < fetch:
+                break
+            fetch *= 4
+            if fetch * 8 > allowed:
+                return None
+        return self._pick(rows, self.matrix[rows] @ vector, k, m)
+
+    def _pick(
+        self, rows: np.ndarray, scores: np.ndarray, k: int, m: int
+    ) -> list[tuple[str, float, str]]:
+        """The best ``k`` distinct records among ``rows`` scored ``scores``, best first."""
+        if rows.size == 0:
+            return []
+        m = min(scores.size, m)
         top = np.argpartition(-scores, m - 1)[:m] if m < scores.size else np.arange(scores.size)
         top = top[np.argsort(-scores[top], kind="stable")]
         field_names = list(self.fields.lookup)
         seen: set[int] = set()
         hits: list[tuple[str, float, str]] = []
         for t in top.tolist():
-            row = t if rows is None else int(rows[t])
+            row = int(rows[t])
             ordinal = int(self.rec[row])
             if ordinal in seen:
                 continue
