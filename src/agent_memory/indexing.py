@@ -44,18 +44,21 @@ def _line(turn: Turn, max_tokens: int | None = None) -> str:
     return f"{turn.author}: {text}"
 
 
-def index_text(record: MemoryRecord, previous: Turn | None = None) -> str:
+def index_text(
+    record: MemoryRecord, previous: Turn | None = None, context_tokens: int = CONTEXT_TOKENS
+) -> str:
     """The text a record is found by (full-text index and ``content`` vector).
 
     Args:
         record: any record.
         previous: for a turn, the turn before it in its thread (its context), if any.
+        context_tokens: most tokens of ``previous`` kept (0: a turn is indexed alone).
     """
     if isinstance(record, Turn):
         own = _line(record)
-        if previous is None:
+        if previous is None or context_tokens <= 0:
             return own
-        return f"{_line(previous, CONTEXT_TOKENS)}\n{own}"
+        return f"{_line(previous, context_tokens)}\n{own}"
     if isinstance(record, Fact):
         return record.retrieval_key or record.content
     if isinstance(record, ThreadSummary):
@@ -67,9 +70,11 @@ def index_text(record: MemoryRecord, previous: Turn | None = None) -> str:
     return record.content
 
 
-def vector_texts(record: MemoryRecord, previous: Turn | None = None) -> dict[str, str]:
+def vector_texts(
+    record: MemoryRecord, previous: Turn | None = None, context_tokens: int = CONTEXT_TOKENS
+) -> dict[str, str]:
     """Field name -> text to embed for ``record`` (always has :data:`CONTENT`)."""
-    texts = {CONTENT: index_text(record, previous)}
+    texts = {CONTENT: index_text(record, previous, context_tokens)}
     if isinstance(record, Interaction) and record.summary:
         texts[SUMMARY] = record.summary
     return texts
@@ -122,6 +127,7 @@ async def build_indexed(
     *,
     store: MemoryStore | None = None,
     previous: Mapping[str, Turn] | None = None,
+    context_tokens: int = CONTEXT_TOKENS,
 ) -> list[Indexed]:
     """Embed every vector text of ``records`` in one batched call and wrap them for the store.
 
@@ -131,6 +137,8 @@ async def build_indexed(
         store: where to look up the previous turn of a turn whose predecessor is not in
             ``records`` (see :func:`previous_turns`); without it such turns are indexed alone.
         previous: turn id -> previous turn, when the caller already knows them.
+        context_tokens: most tokens of a turn's previous turn in its index text
+            (``Settings.turn_context_tokens``; 0 indexes turns alone and skips the look-ups).
 
     Returns:
         One :class:`Indexed` per record, in order, with float32 vectors of ``embedder.dim``.
@@ -138,8 +146,13 @@ async def build_indexed(
     Raises:
         EmbedderError: the embedding model failed (nothing is written by this function).
     """
-    context = dict(previous) if previous is not None else await previous_turns(records, store)
-    per_record = [vector_texts(r, context.get(r.id)) for r in records]
+    if context_tokens <= 0:
+        context: dict[str, Turn] = {}
+    elif previous is not None:
+        context = dict(previous)
+    else:
+        context = await previous_turns(records, store)
+    per_record = [vector_texts(r, context.get(r.id), context_tokens) for r in records]
     flat = [text for texts in per_record for text in texts.values()]
     matrix = await embedder.embed(flat) if flat else None
     out: list[Indexed] = []

@@ -209,3 +209,19 @@ async def test_extract_facts_never_revives_a_retired_fact(memory):
     step = await memory.extract_facts("alice", "t1", after_seq=later.seq - 1)
     (revived,) = await memory.store.get("alice", step.written[:1])
     assert revived.content_hash == retired.content_hash and revived.evidence == [later.id]
+
+
+@pytest.mark.parametrize(("context_tokens", "found_by_context"), [(64, True), (0, False)])
+async def test_turn_context_tokens_setting(tmp_path, local_embedder, context_tokens,
+                                           found_by_context):
+    from agent_memory import AsyncMemory
+
+    settings = Settings.load(store=str(tmp_path / "ctx.db"), turn_context_tokens=context_tokens)
+    async with AsyncMemory.open(settings, embedder=local_embedder) as memory:
+        await memory.add_turns([
+            {"user_id": "u", "thread_id": "t", "role": "assistant", "content": "Which saxophone?"},
+            {"user_id": "u", "thread_id": "t", "role": "user", "content": "The alto one, mostly."},
+        ])
+        hits = await memory.search("u", "saxophone", mode="text", kinds=["turn"])
+        ids = [h.record.content for h in hits]
+        assert ("The alto one, mostly." in ids) is found_by_context

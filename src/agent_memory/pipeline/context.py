@@ -26,7 +26,11 @@ class Components:
     async def write(self, records: list[MemoryRecord]) -> None:
         """Embed ``records`` and upsert them in one atomic batch."""
         if records:
-            await self.store.put(await build_indexed(records, self.embedder, store=self.store))
+            indexed = await build_indexed(
+                records, self.embedder, store=self.store,
+                context_tokens=self.settings.turn_context_tokens,
+            )
+            await self.store.put(indexed)
 
 
 class StepResult(BaseModel):

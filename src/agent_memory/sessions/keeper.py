@@ -255,7 +255,8 @@ class MemoryKeeper:
         """The turn's full-text entry: the product's index text, with its previous turn as
         :func:`~agent_memory.indexing.previous_turns` picks it (here from memory, no read)."""
         batch = [self._last, turn] if self._last is not None else [turn]
-        return index_text(turn, (await previous_turns(batch)).get(turn.id))
+        return index_text(turn, (await previous_turns(batch)).get(turn.id),
+                          self._memory.settings.turn_context_tokens)
 
     async def embed_pending(self) -> int:
         """Embed the pending turns now, in one batch (a cheap no-op when there are none).
@@ -285,7 +286,8 @@ class MemoryKeeper:
     async def _index(self, records: Sequence[Any]) -> list[Indexed]:
         """Index text and vectors exactly as every other write path (one embedding call)."""
         c = self._memory.components
-        return await build_indexed(records, c.embedder, store=c.store)
+        return await build_indexed(records, c.embedder, store=c.store,
+                                   context_tokens=c.settings.turn_context_tokens)
 
     async def _prune(self, chunk: Sequence[Turn]) -> Interaction:
         """Fold ``chunk`` (the oldest unfolded turns) into an interaction and the summary."""
