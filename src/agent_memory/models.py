@@ -23,8 +23,10 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from enum import StrEnum
+from itertools import chain
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
@@ -63,6 +65,14 @@ def normalize_text(text: str) -> str:
 def content_hash(text: str) -> str:
     """Exact-dedup key of a fact: SHA-256 of :func:`normalize_text`, first 32 hex chars (seed 000)."""
     return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:32]
+
+
+def merge_ids(existing: Iterable[str], *more: Iterable[str]) -> list[str]:
+    """Ordered union of id lists: ``existing`` first, then each new id once (evidence, sources).
+
+    Example: ``merge_ids(["t1", "t2"], ["t2", "t3"]) == ["t1", "t2", "t3"]``.
+    """
+    return list(dict.fromkeys(chain(existing, *more)))
 
 
 def summary_id(user_id: str, thread_id: str) -> str:

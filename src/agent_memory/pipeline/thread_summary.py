@@ -6,7 +6,7 @@ than its watermark, folds them in with the reasoner, embeds the result and upser
 
 from __future__ import annotations
 
-from ..models import RecordKind, ThreadSummary, Turn, require_scope, summary_id, utcnow
+from ..models import RecordKind, ThreadSummary, Turn, merge_ids, require_scope, summary_id, utcnow
 from ..stores.base import RecordQuery
 from .context import Components, StepResult
 
@@ -48,9 +48,7 @@ async def generate_thread_summary(
         previous.content if previous else None, turns, c.settings.summary_max_tokens
     )
     now = utcnow()
-    evidence = list(previous.evidence) if previous else []
-    seen = set(evidence)
-    evidence += [t.id for t in turns if t.id not in seen]
+    evidence = merge_ids(previous.evidence if previous else [], (t.id for t in turns))
     summary = ThreadSummary(
         id=sid,
         user_id=user_id,

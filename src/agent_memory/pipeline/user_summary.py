@@ -12,6 +12,7 @@ from ..models import (
     RecordKind,
     ThreadSummary,
     UserProfile,
+    merge_ids,
     profile_id,
     require_scope,
     utcnow,
@@ -61,16 +62,8 @@ async def generate_user_summary(c: Components, user_id: str) -> StepResult:
         [_item_text(r) for r in items],
         c.settings.profile_max_tokens,
     )
-    sources = list(previous.sources) if previous else []
-    known_sources = set(sources)
-    sources += [r.id for r in items if r.id not in known_sources]
-    evidence = list(previous.evidence) if previous else []
-    known_turns = set(evidence)
-    for r in items:
-        for turn_id in r.evidence:
-            if turn_id not in known_turns:
-                known_turns.add(turn_id)
-                evidence.append(turn_id)
+    sources = merge_ids(previous.sources if previous else [], (r.id for r in items))
+    evidence = merge_ids(previous.evidence if previous else [], *(r.evidence for r in items))
     now = utcnow()
     profile = UserProfile(
         id=pid,

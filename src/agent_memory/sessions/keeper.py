@@ -54,6 +54,7 @@ from ..models import (
     ThreadSummary,
     Turn,
     UserProfile,
+    merge_ids,
     profile_id,
     require_scope,
     summary_id,
@@ -303,7 +304,6 @@ class MemoryKeeper:
             entities=draft.entities, evidence=ids, created_at=chunk[0].created_at,
             metadata={"first_seq": chunk[0].seq, "last_seq": chunk[-1].seq},
         )
-        known = set(self.record.evidence)
         record = self.record.model_copy(update={
             "content": folded.text,
             "key_topics": folded.key_topics[:5],
@@ -313,7 +313,7 @@ class MemoryKeeper:
             "start_time": (chunk[0].created_at if self.record.watermark_seq < 0
                            else self.record.start_time),
             "end_time": chunk[-1].created_at,
-            "evidence": [*self.record.evidence, *(i for i in ids if i not in known)],
+            "evidence": merge_ids(self.record.evidence, ids),
             "updated_at": utcnow(),
         })
         # the pending turns get their vectors in the transaction that moves the watermark

@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import MalformedOutputError, ProfileSchemaError
-from ..models import Fact, RecordKind, UserProfile, profile_id, require_scope, utcnow
+from ..models import Fact, RecordKind, UserProfile, merge_ids, profile_id, require_scope, utcnow
 from ..pipeline.context import Components
 from ..reasoners.sessions_models import InsightNote
 from ..reasoners.structured import describe_validation_error
@@ -106,15 +106,8 @@ async def run_longterm_reflection(
                 f"{exc}"
             ) from exc
         structured = validate_structured(profile_model, raw)
-    sources = list(previous.sources) if previous else []
-    sources += [f.id for f in insights if f.id not in sources]
-    evidence = list(previous.evidence) if previous else []
-    seen = set(evidence)
-    for fact in insights:
-        for turn_id in fact.evidence:
-            if turn_id not in seen:
-                seen.add(turn_id)
-                evidence.append(turn_id)
+    sources = merge_ids(previous.sources if previous else [], (f.id for f in insights))
+    evidence = merge_ids(previous.evidence if previous else [], *(f.evidence for f in insights))
     now = utcnow()
     metadata = dict(previous.metadata) if previous else {}
     metadata["key_topics"] = draft.key_topics[:5]
