@@ -111,7 +111,7 @@ async def run_demo(store: Path, settings: Settings) -> None:
         await memory.generate_user_summary(USER)
         profile = await memory.get_profile(USER)
         console.print(Panel(profile.content if profile else "-", title=f"user_summary_{USER}"))
-        console.rule("Hybrid search (vector + BM25, fused with RRF k=60)")
+        console.rule(f"Hybrid search (vector + BM25, fused with RRF k={memory.settings.rrf_k})")
         for query in QUERIES:
             hits = await memory.search(USER, query, k=4)
             console.print(hits_table(hits, title=f"search: {query!r}", width=70))
