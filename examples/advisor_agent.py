@@ -43,12 +43,12 @@ def chat_client():
             azure = AsyncAzureOpenAI(azure_endpoint=os.environ["AZURE_OPENAI_ENDPOINT"],
                                      api_version=os.environ.get("AZURE_OPENAI_API_VERSION",
                                                                 "2024-10-21"))
-            return OpenAIChatCompletionClient(model_id=deployment, async_client=azure)
+            return OpenAIChatCompletionClient(model=deployment, async_client=azure)
         if os.environ.get("OPENAI_API_KEY"):
             from agent_framework.openai import OpenAIChatCompletionClient
 
             return OpenAIChatCompletionClient(
-                model_id=os.environ.get("OPENAI_CHAT_MODEL_ID", "gpt-4o-mini"))
+                model=os.environ.get("OPENAI_CHAT_MODEL_ID", "gpt-4o-mini"))
     except (ImportError, ModuleNotFoundError, TypeError) as exc:
         print(f"(real model unavailable: {exc}; using the offline client)")
     return LocalChatClient()
