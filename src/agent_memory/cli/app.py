@@ -41,11 +41,15 @@ UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partiti
 
 
 class Format(StrEnum):
+    """Input formats of ``ingest``."""
+
     locomo = "locomo"
     jsonl = "jsonl"
 
 
 class Mode(StrEnum):
+    """Ranking modes of ``search`` and ``eval``."""
+
     vector = "vector"
     text = "text"
     hybrid = "hybrid"
