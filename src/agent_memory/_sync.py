@@ -55,7 +55,8 @@ class Memory:
                  if k in overrides and not isinstance(overrides[k], str | None)}
         self._loop = _LoopThread()
         try:
-            self._async = AsyncMemory(settings or Settings.load(**overrides), **parts)
+            settings = settings.merged(**overrides) if settings else Settings.load(**overrides)
+            self._async = AsyncMemory(settings, **parts)
             self._loop.run(self._async.connect())
         except BaseException:
             self._loop.stop()

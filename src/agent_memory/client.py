@@ -151,7 +151,8 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         """
         parts = {k: overrides.pop(k) for k in ("embedder", "reasoner", "store")
                  if k in overrides and not isinstance(overrides[k], str | None)}
-        memory = cls(settings or Settings.load(**overrides), **parts)
+        settings = settings.merged(**overrides) if settings else Settings.load(**overrides)
+        memory = cls(settings, **parts)
         await memory.connect()
         try:
             yield memory

@@ -132,6 +132,15 @@ class Settings(BaseSettings):
             sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
         return tuple(sources)
 
+    def merged(self, **overrides: Any) -> Settings:
+        """These settings with ``overrides`` applied (``None`` values ignored), validated.
+
+        Raises:
+            ConfigError: an override is invalid.
+        """
+        clean = {k: v for k, v in overrides.items() if v is not None}
+        return self if not clean else type(self).load(**{**self.model_dump(), **clean})
+
     @classmethod
     def load(cls, **overrides: Any) -> Settings:
         """Build settings from ``overrides``, the environment and the config file.

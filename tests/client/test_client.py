@@ -225,3 +225,13 @@ async def test_turn_context_tokens_setting(tmp_path, local_embedder, context_tok
         hits = await memory.search("u", "saxophone", mode="text", kinds=["turn"])
         ids = [h.record.content for h in hits]
         assert ("The alto one, mostly." in ids) is found_by_context
+
+
+async def test_open_applies_overrides_on_top_of_given_settings(tmp_path, local_embedder):
+    from agent_memory import AsyncMemory, ConfigError
+
+    base = Settings.load(store=str(tmp_path / "a.db"), k_turn_buffer=8)
+    async with AsyncMemory.open(base, embedder=local_embedder, rrf_k=30) as memory:
+        assert memory.settings.rrf_k == 30 and memory.settings.k_turn_buffer == 8
+    with pytest.raises(ConfigError):
+        base.merged(rrf_k=0)
