@@ -8,6 +8,10 @@ Data (``--data``, both by default):
   local embedder (~2,800 texts, cached in ``--dir``), cycled: every further cycle renames the
   speaker and perturbs the vector with Gaussian noise (sigma 0.01 per dimension) before
   re-normalising, as ``bench/search_latency.py`` does. Queries: LoCoMo questions.
+- ``gauss``: the LoCoMo texts cycled as in ``locomo``, with vectors drawn from a Gaussian that
+  has the mean and covariance of the real LoCoMo turn embeddings (then normalised): every
+  vector distinct, with the anisotropy of real sentence embeddings but none of the near-copy
+  floods of ``locomo``. Queries: LoCoMo questions.
 - ``random``: random unit vectors (384 dims) with 12-word texts drawn by Zipf's law from
   20,000 made-up words. Queries: random unit vectors for the recall figure (the hardest case
   for a graph index: no cluster structure), random word strings for end-to-end latency.
@@ -96,7 +100,7 @@ class Data:
     def __init__(self, kind: str, workdir: Path, embedder: LocalEmbedder, locomo: Path) -> None:
         self.kind = kind
         rng = np.random.default_rng(5)
-        if kind == "locomo":
+        if kind in ("locomo", "gauss"):
             from agent_memory.datasets.locomo import load_locomo
 
             cache = workdir / "locomo_pool.npz"
@@ -112,6 +116,12 @@ class Data:
                 self.vectors = embedder.embed_sync(texts).astype(np.float32)
                 np.savez(cache, vectors=self.vectors)
             self.query_vectors = embedder.embed_sync(questions).astype(np.float32)
+            if kind == "gauss":
+                centred = self.vectors - self.vectors.mean(axis=0)
+                # Sampling factor L with L @ L.T = covariance (eigen form: robust to rank loss).
+                values, vecs = np.linalg.eigh(centred.T @ centred / (len(centred) - 1))
+                self.mean = self.vectors.mean(axis=0)
+                self.factor = (vecs * np.sqrt(values.clip(0))).astype(np.float32)
         else:
             self.pool = []
             self.questions = [zipf_text(rng, 5) for _ in range(1000)]
@@ -125,19 +135,29 @@ class Data:
         if self.kind == "random":
             vecs = rng.standard_normal((hi - lo, DIM), dtype=np.float32)
             texts = [(None, zipf_text(rng, 12)) for _ in range(hi - lo)]
+        elif self.kind == "gauss":
+            z = rng.standard_normal((hi - lo, DIM), dtype=np.float32)
+            vecs = self.mean + z @ self.factor.T
+            texts = self.texts(idx)
         else:
             n_pool = len(self.pool)
             vecs = self.vectors[idx % n_pool].copy()
             noisy = idx >= n_pool
             vecs[noisy] += rng.normal(0, NOISE_SIGMA, (int(noisy.sum()), DIM)).astype(np.float32)
-            texts = []
-            for i in idx.tolist():
-                speaker, content = self.pool[i % n_pool]
-                if i >= n_pool:
-                    speaker = NAMES[(7 * (i // n_pool) + i) % len(NAMES)]
-                texts.append((speaker, content))
+            texts = self.texts(idx)
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         return texts, vecs.astype("<f4")
+
+    def texts(self, idx: np.ndarray) -> list[tuple[str | None, str]]:
+        """The LoCoMo turns cycled over ``idx``, speakers renamed after the first cycle."""
+        n_pool = len(self.pool)
+        texts = []
+        for i in idx.tolist():
+            speaker, content = self.pool[i % n_pool]
+            if i >= n_pool:
+                speaker = NAMES[(7 * (i // n_pool) + i) % len(NAMES)]
+            texts.append((speaker, content))
+        return texts
 
 
 async def build(path: Path, n: int, data: Data, spec) -> float:
@@ -221,7 +241,7 @@ async def measure(path: Path, index: str, data: Data, embedder: LocalEmbedder, q
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
-    parser.add_argument("--data", nargs="+", default=["locomo", "random"])
+    parser.add_argument("--data", nargs="+", default=["locomo", "gauss", "random"])
     parser.add_argument("--index", nargs="+", default=["exact", "hnsw"])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--recall-queries", type=int, default=300)
@@ -236,7 +256,7 @@ async def main() -> None:
         base = args.dir or Path(tmp)
         base.mkdir(parents=True, exist_ok=True)
         for kind in args.data:
-            if kind == "locomo" and not args.locomo.exists():
+            if kind in ("locomo", "gauss") and not args.locomo.exists():
                 print("locomo: dataset absent, skipped")
                 continue
             data = Data(kind, base, embedder, args.locomo)

@@ -138,7 +138,8 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
             self.settings.embedder, batch_size=self.settings.embed_batch_size
         )
         self.reasoner = reasoner or get_reasoner(self.settings.reasoner)
-        self.store = store or open_store(self.settings.store, self.settings.vector_index)
+        self.store = store or open_store(
+            self.settings.store, self.settings.vector_index, self.settings.text_match_budget)
         self._opened = False
 
     @classmethod

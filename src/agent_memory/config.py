@@ -71,6 +71,10 @@ class Settings(BaseSettings):
         summary_max_tokens / profile_max_tokens: budgets of thread summaries / user profiles.
         vector_index: ``exact`` (default) or ``hnsw`` (approximate graph for large partitions,
             ``pip install agent-memory[ann]``; see ``stores/sqlite/ann.py``).
+        text_match_budget: rows one full-text query may match (summed document frequencies
+            of its words) before its most frequent words are left out; bounds BM25's cost in
+            large stores, no effect on stores of fewer rows (``stores/sqlite/terms.py``);
+            0 keeps every word.
 
     Memory keeper and reflection (seed 001 section 7):
         k_turn_buffer, n_active_turns, num_recent_sessions_for_init, top_k_facts,
@@ -110,6 +114,7 @@ class Settings(BaseSettings):
     user_summary_every_n: int = Field(default=0, ge=0)
     dedup_every_n: int = Field(default=0, ge=0)
     vector_index: Literal["exact", "hnsw"] = "exact"  # hnsw: pip install agent-memory[ann]
+    text_match_budget: int = Field(default=5_000, ge=0)  # see stores/sqlite/terms.py
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

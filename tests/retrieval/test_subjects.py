@@ -24,14 +24,13 @@ def fact(i: int, subject: str | None) -> Fact:
 
 
 def test_named_speakers_whole_words_any_case_and_possessive():
-    records = [turn(0, "Melanie"), turn(1, "Caroline"), turn(2, None), turn(3, "Melanie"),
-               fact(0, "Jon")]
-    assert named_speakers("What do Melanie's kids like?", records) == ["Melanie"]
-    assert named_speakers("what does melanie do with caroline", records) == ["Melanie",
-                                                                             "Caroline"]
-    assert named_speakers("What does Melanies do?", records) == []  # not a whole word
-    assert named_speakers("What did Jon buy?", records) == []  # a fact subject is no speaker
-    will = [turn(0, "Will"), turn(1, "Mary Ann")]
+    speakers = ["Melanie", "Caroline", "", " ", "Melanie"]
+    assert named_speakers("What do Melanie's kids like?", speakers) == ["Melanie"]
+    assert named_speakers("what does melanie do with caroline", speakers) == ["Melanie",
+                                                                              "Caroline"]
+    assert named_speakers("What does Melanies do?", speakers) == []  # not a whole word
+    assert named_speakers("What did Jon buy?", speakers) == []
+    will = ["Will", "Mary Ann"]
     assert named_speakers("What will happen next?", will) == []
     assert named_speakers("What did Will and mary  ann plan?", will) == ["Will", "Mary Ann"]
 

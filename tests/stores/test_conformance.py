@@ -450,6 +450,25 @@ async def test_text_search_without_searchable_words_is_empty(
     assert await store.text_search("alice", query, ALL, k=10) == []
 
 
+async def test_speakers_lists_the_users_turn_speakers_once(store: MemoryStore) -> None:
+    await store.put([
+        Indexed(turn("a", speaker="Melanie")),
+        Indexed(turn("b", speaker="Caroline")),
+        Indexed(turn("c", speaker="Melanie")),
+        Indexed(turn("d")),
+        Indexed(turn("e", user="bob", speaker="Bob")),
+        Indexed(Fact(id="f", user_id="alice", content="Jon likes tea", subject="Jon",
+                     created_at=T0)),
+    ])
+    assert await store.speakers("alice") == ["Caroline", "Melanie"]
+    assert await store.speakers("bob") == ["Bob"]
+    await store.delete("alice", ["b"])
+    assert await store.speakers("alice") == ["Melanie"]
+    assert await store.speakers("nobody") == []
+    with pytest.raises(MissingScopeError):
+        await store.speakers(" ")
+
+
 # -- upsert and delete --------------------------------------------------------------------
 
 

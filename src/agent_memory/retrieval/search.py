@@ -148,15 +148,10 @@ async def search(
     pool = request.k if request.mode != SearchMode.HYBRID else request.pool
     names: list[str] = []
     text = request.query
-    probe: list[Scored] | None = None
     if request.folds_evidence and request.subject_prior > 0:
-        # The turns' full-text candidates for the original query tell which speakers it names.
-        probe = await store.text_search(user_id, request.query, groups[":turn"], pool)
-        names = named_speakers(request.query, (s.record for s in probe))
+        names = named_speakers(request.query, await store.speakers(user_id))
         if names:
             text = strip_names(request.query, names)
-            if text != request.query:
-                probe = None
     qvec = None
     if request.mode in (SearchMode.VECTOR, SearchMode.HYBRID):
         qvec = await embedder.embed_one(text)
@@ -166,10 +161,7 @@ async def search(
             lists[f"vector{group}"] = await store.vector_search(
                 user_id, qvec, group_query, pool, request.fields)
         if request.mode in (SearchMode.TEXT, SearchMode.HYBRID):
-            if group == ":turn" and probe is not None:
-                lists[f"text{group}"] = probe
-            else:
-                lists[f"text{group}"] = await store.text_search(user_id, text, group_query, pool)
+            lists[f"text{group}"] = await store.text_search(user_id, text, group_query, pool)
 
     # Each record belongs to one group, so it has at most one "vector" and one "text" entry.
     by_signal: dict[str, dict[str, tuple[Scored, int]]] = {"vector": {}, "text": {}}

@@ -8,9 +8,9 @@ embedding of a short question and its BM25 term adds noise to every candidate, w
 that matter ("activities") weigh less. Hybrid search handles a named speaker in two steps:
 
 1. :func:`named_speakers` finds the speakers of the user's turns that the query names (the
-   speakers are read from the full-text candidates of the original query, so no extra
-   bookkeeping is needed), and :func:`strip_names` removes those names (with a possessive
-   ``'s``) from the text that is embedded and matched;
+   store lists a partition's speakers from an index, :meth:`MemoryStore.speakers
+   <agent_memory.stores.base.MemoryStore.speakers>`), and :func:`strip_names` removes those
+   names (with a possessive ``'s``) from the text that is embedded and matched;
 2. :func:`apply_prior` multiplies by ``1 + weight`` the fused score of every turn spoken by a
    named person and of every fact/insight whose ``subject`` is a named person: a soft prior
    (on LoCoMo the named person speaks 96% of the gold evidence turns), never a filter.
@@ -52,8 +52,8 @@ def _names_in(query: str, name: str) -> bool:
     return _pattern(name, ignore_case=ignore_case).search(query) is not None
 
 
-def named_speakers(query: str, records: Iterable[MemoryRecord]) -> list[str]:
-    """Speakers of the turns among ``records`` that ``query`` names, in order of first record.
+def named_speakers(query: str, speakers: Iterable[str]) -> list[str]:
+    """The names among ``speakers`` that ``query`` names, in the order given.
 
     A name matches as a whole word (or whole phrase for a multi-word name), case-insensitively,
     with an optional possessive ``'s``; a name that is also a common English word (e.g. "Will")
@@ -61,14 +61,13 @@ def named_speakers(query: str, records: Iterable[MemoryRecord]) -> list[str]:
 
     Args:
         query: the search text.
-        records: candidate records (only turns with a ``speaker`` are looked at).
+        speakers: speaker names of the user's turns (blank and repeated names are skipped).
 
     Returns:
         The distinct speaker names found in ``query``; empty when none.
     """
     seen: dict[str, None] = {}
-    for record in records:
-        speaker = getattr(record, "speaker", None) if record.kind == RecordKind.TURN else None
+    for speaker in speakers:
         if speaker and speaker.strip() and speaker not in seen and _names_in(query, speaker):
             seen[speaker] = None
     return list(seen)

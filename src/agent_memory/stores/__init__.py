@@ -9,13 +9,18 @@ from __future__ import annotations
 from .base import CONTENT, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 
 
-def open_store(spec: str, vector_index: str = "exact") -> MemoryStore:
+def open_store(
+    spec: str, vector_index: str = "exact", text_match_budget: int | None = None
+) -> MemoryStore:
     """Build (not yet open) the store named by ``spec``.
 
     Args:
         spec: a file path, or ``sqlite:PATH``.
         vector_index: ``"exact"`` or ``"hnsw"`` (approximate; needs the ``ann`` extra), see
             :class:`~agent_memory.stores.sqlite.SQLiteStore`.
+        text_match_budget: rows one full-text query may match before its most frequent terms
+            are left out (``None``: the store's default), see
+            :mod:`agent_memory.stores.sqlite.terms`.
 
     Raises:
         ConfigError: the spec names an unknown backend, or ``vector_index`` is unknown or
@@ -33,8 +38,10 @@ def open_store(spec: str, vector_index: str = "exact") -> MemoryStore:
     if not path:
         raise ConfigError("store path is empty")
     from .sqlite import SQLiteStore
+    from .sqlite.store import TEXT_MATCH_BUDGET
 
-    return SQLiteStore(path, vector_index=vector_index)
+    budget = TEXT_MATCH_BUDGET if text_match_budget is None else text_match_budget
+    return SQLiteStore(path, vector_index=vector_index, text_match_budget=budget)
 
 
 __all__ = ["CONTENT", "EmbeddingSpec", "Indexed", "MemoryStore", "RecordQuery", "Scored",

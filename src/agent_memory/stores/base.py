@@ -20,7 +20,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import StoreError
-from ..models import MemoryRecord, RecordKind
+from ..models import MemoryRecord, RecordKind, require_scope
 
 CONTENT = "content"
 """The vector field every embedded record has: the embedding of its index text."""
@@ -209,6 +209,16 @@ class MemoryStore(ABC):
         Any word of ``text`` may match (terms are OR-ed); punctuation and query syntax in
         ``text`` are treated as plain words, never as operators.
         """
+
+    async def speakers(self, user_id: str) -> list[str]:
+        """The distinct ``speaker`` names of the user's turns, sorted.
+
+        This default reads every turn; stores override it with an index look-up (hybrid
+        search calls it on every query that may name a person).
+        """
+        turn_query = RecordQuery(kinds=frozenset({RecordKind.TURN}))
+        turns = await self.list(require_scope(user_id), turn_query)
+        return sorted({s for t in turns if (s := getattr(t, "speaker", None))})
 
     @abstractmethod
     async def delete(self, user_id: str, ids: Sequence[str]) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,20 @@ and make OR queries slow)."""
 _WORD = re.compile(r"[^\W_]+")
 
 
+def query_terms(text: str) -> list[str]:
+    """The distinct non-stop words of ``text``, lower-cased, in order of first occurrence."""
+    return list(dict.fromkeys(w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS))
+
+
+def match_expression(terms: Sequence[str]) -> str | None:
+    """An FTS5 MATCH expression OR-ing ``terms``, each quoted (so never an operator).
+
+    Returns:
+        The expression, or ``None`` for no terms.
+    """
+    return " OR ".join(f'"{w}"' for w in terms) if terms else None
+
+
 def fts_query(text: str) -> str | None:
     """Turn user text into a safe FTS5 query: its distinct non-stop words, quoted, OR-ed.
 
@@ -37,10 +52,7 @@ def fts_query(text: str) -> str | None:
     Returns:
         The MATCH expression, or ``None`` when no searchable word remains.
     """
-    words = dict.fromkeys(w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS)
-    if not words:
-        return None
-    return " OR ".join(f'"{w}"' for w in words)
+    return match_expression(query_terms(text))
 
 
 def where_clause(user_id: str, query: RecordQuery) -> tuple[str, list[Any]]:

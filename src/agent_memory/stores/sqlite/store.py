@@ -29,8 +29,9 @@ from pydantic import ValidationError
 from ...errors import ConfigError, InvalidInputError, NotAStoreError, StoreError
 from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
 from ..base import CONTENT, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
-from .migrations import check_embedding, ensure_ours, migrate, record_embedding
-from .query import fts_query, record_row, vector_blob, where_clause
+from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_embedding
+from .query import match_expression, query_terms, record_row, vector_blob, where_clause
+from .terms import TermBudget
 from .vectors import UserVectors, VectorCache, VectorIndex, VectorRow
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -39,6 +40,11 @@ _DEFAULT_CACHE_BYTES = 1 << 30
 _ANN_MIN_ROWS = 50_000
 VECTOR_INDEXES = ("exact", "hnsw")
 """Accepted ``vector_index`` values."""
+TEXT_MATCH_BUDGET = 5_000
+"""Default ``text_match_budget``: rows one full-text query may match before its most frequent
+terms are left out (:mod:`.terms`; chosen in BENCHMARKS.md, "Search at scale")."""
+MAX_SPEAKERS = 1_000
+"""Most distinct speaker names :meth:`SQLiteStore.speakers` returns (alphabetical order)."""
 
 
 class SQLiteStore(MemoryStore):
@@ -51,9 +57,13 @@ class SQLiteStore(MemoryStore):
             graph from the optional ``usearch`` library for partitions of at least
             ``ann_min_rows`` vectors; results re-scored and filtered exactly, see :mod:`.ann`).
         ann_min_rows: smallest partition (vector rows) searched through the graph.
+        text_match_budget: rows one full-text query may match (summed document frequencies of
+            its terms) before its most frequent terms are left out (:mod:`.terms`); 0 never
+            leaves a term out. Only stores larger than the budget are affected.
 
     Raises:
-        ConfigError: ``vector_index`` is unknown, or ``"hnsw"`` without usearch installed.
+        ConfigError: ``vector_index`` is unknown, or ``"hnsw"`` without usearch installed, or
+            ``text_match_budget`` is negative.
 
     Example::
 
@@ -70,7 +80,10 @@ class SQLiteStore(MemoryStore):
         cache_bytes: int = _DEFAULT_CACHE_BYTES,
         vector_index: str = "exact",
         ann_min_rows: int = _ANN_MIN_ROWS,
+        text_match_budget: int = TEXT_MATCH_BUDGET,
     ) -> None:
+        if text_match_budget < 0:
+            raise ConfigError(f"text_match_budget must be >= 0, not {text_match_budget}")
         if vector_index not in VECTOR_INDEXES:
             raise ConfigError(
                 f"vector_index must be one of {', '.join(VECTOR_INDEXES)}, not {vector_index!r}"
@@ -82,6 +95,7 @@ class SQLiteStore(MemoryStore):
         self.path = Path(path)
         self.vector_index = vector_index
         self.ann_min_rows = ann_min_rows
+        self._terms = TermBudget(text_match_budget)
         self._conn: sqlite3.Connection | None = None
         self._spec: EmbeddingSpec | None = None
         self._lock = threading.RLock()
@@ -495,12 +509,15 @@ class SQLiteStore(MemoryStore):
     ) -> list[Scored]:
         """BM25 (FTS5 ``bm25()``, negated so higher is better) over the user's matching records.
 
-        The query is :func:`fts_query` of ``text``; ``query.limit`` and ordering are ignored
-        (``k`` bounds the hits). Returns ``[]`` when no searchable word remains.
+        The query ORs the distinct non-stop words of ``text`` (:func:`.query.query_terms`); in a
+        store larger than ``text_match_budget`` rows, its most frequent words are left out
+        when all of them together would match more rows than that (:mod:`.terms`).
+        ``query.limit`` and ordering are ignored (``k`` bounds the hits). Returns ``[]`` when
+        no searchable word remains.
         """
         user_id = require_scope(user_id)
-        match = fts_query(text)
-        if match is None or k <= 0:
+        terms = query_terms(text)
+        if not terms or k <= 0:
             return []
         where, params = where_clause(user_id, query)
         # Only the top k carry their documents: the sort over every match (thousands of rows
@@ -514,11 +531,15 @@ class SQLiteStore(MemoryStore):
             conn = self._require_conn()
             with self._translate("text search"):
                 if query.kinds is not None and not conn.execute(
-                    f"SELECT EXISTS (SELECT 1 FROM records r WHERE {where})", params
+                    "SELECT EXISTS (SELECT 1 FROM records INDEXED BY records_by_kind "
+                    "WHERE user_id = ? AND kind IN (SELECT value FROM json_each(?)))",
+                    (user_id, json.dumps(sorted(str(k) for k in query.kinds))),
                 ).fetchone()[0]:
-                    # No record of these kinds passes the filters: skip scoring every match
-                    # (the kinds index answers this in well under a millisecond).
+                    # The user has no record of these kinds: skip scoring every match. The
+                    # kinds index answers in microseconds; named, because with statistics of
+                    # a partition of one kind the planner would scan the table instead.
                     return []
+                match = match_expression(self._terms.select(conn, terms))
                 top = conn.execute(sql, [match, *params, k]).fetchall()
                 docs = dict(
                     conn.execute(
@@ -528,6 +549,24 @@ class SQLiteStore(MemoryStore):
                     ).fetchall()
                 ) if top else {}
         return [Scored(self._parse(docs[rid]), float(score)) for rid, score in top]
+
+    async def speakers(self, user_id: str) -> list[str]:
+        """The distinct speaker names of the user's turns, sorted (at most
+        :data:`MAX_SPEAKERS`): one index seek per name (migration 4), well under a millisecond
+        for a few dozen names at any partition size."""
+        user_id = require_scope(user_id)
+        turn = "FROM records WHERE user_id = ?1 AND kind = 'turn'"
+        sql = (
+            f"WITH RECURSIVE s(name, n) AS (SELECT (SELECT min({SPEAKER}) {turn}), 1 "
+            f"UNION ALL SELECT (SELECT min({SPEAKER}) {turn} AND {SPEAKER} > s.name), n + 1 "
+            "FROM s WHERE s.name IS NOT NULL AND n < ?2) "
+            "SELECT name FROM s WHERE name IS NOT NULL"
+        )
+        with self._lock:
+            conn = self._require_conn()
+            with self._translate("speakers"):
+                rows = conn.execute(sql, (user_id, MAX_SPEAKERS)).fetchall()
+        return [name for (name,) in rows if isinstance(name, str) and name.strip()]
 
     async def vector_search(
         self,
