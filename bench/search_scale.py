@@ -20,18 +20,20 @@ Records are :class:`~agent_memory.models.Turn` objects in threads of 25, written
 the SQLite file with ``executemany`` in one transaction (the store's own schema, rows built by
 ``stores.sqlite.query.record_row``: this measures search, not ingest).
 
-Measured per size and data, in one warm process, for ``exact`` and ``hnsw`` stores on the same
-file: the first search (loads the partition, and builds or restores the HNSW graph), the
-store's KNN alone (k = 10 and k = 50), end-to-end ``retrieval.search.search`` in vector and
-hybrid mode (query embedding included), RSS growth, and recall@10 of the HNSW store against
-the exact one over ``--recall-queries`` queries (mean share of the exact top 10 that the
-approximate top 10 returns). The LoCoMo data holds dozens (100k) to hundreds (1M) of near-copies
-of each turn whose order among themselves is decided by the noise, so the share of approximate
-hits whose cosine reaches the exact 10th one less 0.001 is printed beside it.
+Measured per size and data, in one warm process, for ``exact``, ``pca`` and ``hnsw`` stores
+(``--index``) on the same file: the first search (loads the partition, and builds the
+projection or builds/restores the HNSW graph), the store's KNN alone (k = 10 and k = 50), its
+BM25 alone (the 50 candidates of the turns' list, as hybrid search asks), the query embedding
+alone, end-to-end ``retrieval.search.search`` in vector and hybrid mode (query embedding
+included), RSS growth, and recall@10 of each approximate store against the exact one over
+``--recall-queries`` queries (mean share of the exact top 10 that the approximate top 10
+returns). The LoCoMo data holds dozens (100k) to hundreds (1M) of near-copies of each turn
+whose order among themselves is decided by the noise, so the share of approximate hits whose
+cosine reaches the exact 10th one less 0.001 is printed beside it.
 
 Usage::
 
-    python bench/search_scale.py [--sizes 100000 1000000] [--data locomo random]
+    python bench/search_scale.py [--sizes 100000 1000000] [--data locomo gauss random]
         [--queries 100] [--recall-queries 300] [--dir DIR]
 
 1M needs about 4 GB of RAM; building the file takes a few minutes and the HNSW graph a few
@@ -55,7 +57,7 @@ add_src_to_path()
 
 from agent_memory.embedders.local import LocalEmbedder
 from agent_memory.indexing import index_text
-from agent_memory.models import Turn
+from agent_memory.models import RecordKind, Turn
 from agent_memory.retrieval.hits import SearchMode
 from agent_memory.retrieval.search import SearchRequest, search
 from agent_memory.stores.base import RecordQuery
@@ -224,6 +226,12 @@ async def measure(path: Path, index: str, data: Data, embedder: LocalEmbedder, q
         times = [await timed(store.vector_search, USER, qv[i % len(qv)], everything, k)
                  for i in range(queries)]
         out[f"store knn k={k} p50/p95 ms"] = pct(times)
+    turns = RecordQuery(kinds=frozenset({RecordKind.TURN}))
+    texts = [data.questions[i % len(data.questions)] for i in range(queries)]
+    times = [await timed(store.text_search, USER, t, turns, 50) for t in texts]
+    out["store bm25 k=50 p50/p95 ms"] = pct(times)
+    times = [await timed(embedder.embed_one, t) for t in texts]
+    out["query embedding p50/p95 ms"] = pct(times)
     for mode in (SearchMode.VECTOR, SearchMode.HYBRID):
         times = []
         for i in range(queries):
@@ -242,7 +250,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--data", nargs="+", default=["locomo", "gauss", "random"])
-    parser.add_argument("--index", nargs="+", default=["exact", "hnsw"])
+    parser.add_argument("--index", nargs="+", default=["exact", "pca", "hnsw"])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--recall-queries", type=int, default=300)
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)

@@ -36,10 +36,19 @@ async def sqlite_hnsw_store(tmp_path: Path, spec: EmbeddingSpec) -> MemoryStore:
     return store
 
 
+async def sqlite_pca_store(tmp_path: Path, spec: EmbeddingSpec) -> MemoryStore:
+    """A fresh SQLite store whose every search is a projected scan plus exact re-scoring
+    (``ann_min_rows=1``)."""
+    store = SQLiteStore(tmp_path / "stores" / "memory.db", vector_index="pca", ann_min_rows=1)
+    await store.open(spec)
+    return store
+
+
 _NO_USEARCH = importlib.util.find_spec("usearch") is None
 
 STORE_FACTORIES = [
     pytest.param(sqlite_store, id="sqlite"),
+    pytest.param(sqlite_pca_store, id="sqlite-pca"),
     pytest.param(sqlite_hnsw_store, id="sqlite-hnsw",
                  marks=pytest.mark.skipif(_NO_USEARCH, reason="usearch (ann extra) absent")),
 ]

@@ -5,12 +5,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agent_memory.errors import ConfigError
 from agent_memory.models import Turn
 from agent_memory.stores.base import EmbeddingSpec, Indexed, RecordQuery
 from agent_memory.stores.sqlite import SCHEMA_VERSION, SQLiteStore
+from agent_memory.stores.sqlite.projection import Projection
 from agent_memory.stores.sqlite.terms import TermBudget
 
 SPEC = EmbeddingSpec(model="test:four", dim=4)
@@ -123,3 +125,63 @@ def test_settings_default_matches_the_store_default() -> None:
     from agent_memory.stores.sqlite.store import TEXT_MATCH_BUDGET
 
     assert Settings.model_fields["text_match_budget"].default == TEXT_MATCH_BUDGET
+
+
+def anisotropic(n: int, dim: int, seed: int) -> np.ndarray:
+    """Unit rows whose variance decays over the dimensions, like sentence embeddings."""
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_normal((n, dim)).astype(np.float32) / np.arange(1, dim + 1) ** 0.75
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_projection_candidates_hold_the_exact_top_10() -> None:
+    matrix = anisotropic(20_000, 96, seed=1)
+    queries = anisotropic(50, 96, seed=2)
+    projection = Projection(matrix, dims=24, sample=5_000)
+    assert projection.basis.shape == (96, 24) and projection.reduced.shape == (20_000, 24)
+    found = 0
+    for q in queries:
+        exact = set(np.argsort(-(matrix @ q))[:10].tolist())
+        found += len(exact & set(projection.candidates(q, None, 500).tolist()))
+    assert found / (10 * len(queries)) >= 0.99
+    # Too few candidates asked for: the projected ranking alone misses neighbours.
+    few = sum(len(set(np.argsort(-(matrix @ q))[:10].tolist())
+                  & set(projection.candidates(q, None, 10).tolist())) for q in queries)
+    assert few < found
+
+
+def test_projection_respects_the_row_mask() -> None:
+    matrix = anisotropic(2_000, 16, seed=3)
+    mask = np.zeros(2_000, dtype=bool)
+    mask[::7] = True
+    rows = Projection(matrix, dims=4).candidates(matrix[0], mask, 50)
+    assert rows.size == 50 and mask[rows].all()
+    assert Projection(matrix, dims=4).candidates(matrix[0], mask, 5_000).size == mask.sum()
+    with pytest.raises(ValueError):
+        Projection(np.empty((0, 16), dtype=np.float32))
+
+
+async def test_pca_store_returns_exact_cosines_and_matches_exact_search(tmp_path: Path) -> None:
+    spec = EmbeddingSpec(model="test:96", dim=96)
+    vectors = anisotropic(3_000, 96, seed=4)
+    items = [Indexed(Turn(id=f"t{i}", user_id="alice", thread_id="th", role="user", seq=i,
+                          content=f"turn {i}"), vectors={"content": vectors[i]})
+             for i in range(3_000)]
+    exact = SQLiteStore(tmp_path / "m.db")
+    await exact.open(spec)
+    await exact.put(items)
+    pca = SQLiteStore(tmp_path / "m.db", vector_index="pca", ann_min_rows=1_000)
+    await pca.open(spec)
+    queries = anisotropic(20, 96, seed=5)
+    agree = 0
+    for q in queries:
+        a = await exact.vector_search("alice", q, ALL, 10)
+        b = await pca.vector_search("alice", q, ALL, 10)
+        agree += len({h.record.id for h in a} & {h.record.id for h in b})
+        for hit in b:  # scores are true cosines, not projected ones
+            i = int(hit.record.id[1:])
+            assert hit.score == pytest.approx(float(vectors[i] @ q), abs=1e-5)
+    assert agree >= 0.99 * 10 * len(queries)
+    assert pca._cache.get("alice", pca._version(pca._conn, "alice")).base.projection is not None
+    await exact.close()
+    await pca.close()

@@ -202,6 +202,10 @@ class LocalEmbedder(Embedder):
             options = ort.SessionOptions()
             options.intra_op_num_threads = self.threads
             options.inter_op_num_threads = 1
+            # Idle worker threads sleep instead of spinning: a spinning pool holds both cores
+            # for milliseconds after each call, which slowed the vector search that follows a
+            # query embedding (bench/search_scale.py).
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.log_severity_level = 3  # errors only

@@ -16,7 +16,7 @@ def open_store(
 
     Args:
         spec: a file path, or ``sqlite:PATH``.
-        vector_index: ``"exact"`` or ``"hnsw"`` (approximate; needs the ``ann`` extra), see
+        vector_index: ``"exact"``, ``"pca"`` or ``"hnsw"`` (approximate; needs the ``ann`` extra), see
             :class:`~agent_memory.stores.sqlite.SQLiteStore`.
         text_match_budget: rows one full-text query may match before its most frequent terms
             are left out (``None``: the store's default), see

@@ -1,7 +1,8 @@
 """Optional approximate vector index (HNSW, from the ``usearch`` library) for large partitions.
 
 Exact search reads the whole partition's matrix per query: about 1.5 GB at 1M x 384 float32,
-150-250 ms on this project's 2-core machine (BENCHMARKS.md, "Search at scale"). An HNSW graph
+55-100 ms on this project's 2-core machine (BENCHMARKS.md, "Search at scale"; the ``pca``
+index, :mod:`.projection`, is the first thing to try at that size). An HNSW graph
 (Malkov & Yashunin, "Efficient and robust approximate nearest neighbor search using
 Hierarchical Navigable Small World graphs", IEEE TPAMI 2020) answers in about a millisecond.
 ``pip install agent-memory[ann]`` and ``SQLiteStore(path, vector_index="hnsw")`` (or the

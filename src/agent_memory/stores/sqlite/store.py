@@ -38,9 +38,10 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 _BUSY_TIMEOUT_S = 5.0
 _DEFAULT_CACHE_BYTES = 1 << 30
 _ANN_MIN_ROWS = 50_000
-VECTOR_INDEXES = ("exact", "hnsw")
+"""Default ``ann_min_rows``: below it the exact product takes about 3 ms or less."""
+VECTOR_INDEXES = ("exact", "pca", "hnsw")
 """Accepted ``vector_index`` values."""
-TEXT_MATCH_BUDGET = 5_000
+TEXT_MATCH_BUDGET = 2_000
 """Default ``text_match_budget``: rows one full-text query may match before its most frequent
 terms are left out (:mod:`.terms`; chosen in BENCHMARKS.md, "Search at scale")."""
 MAX_SPEAKERS = 1_000
@@ -53,10 +54,12 @@ class SQLiteStore(MemoryStore):
     Args:
         path: the database file (created with its parent directory on :meth:`open`).
         cache_bytes: budget of the in-memory vector snapshots, all users together (bytes).
-        vector_index: ``"exact"`` (default: exact cosine KNN) or ``"hnsw"`` (an approximate
-            graph from the optional ``usearch`` library for partitions of at least
-            ``ann_min_rows`` vectors; results re-scored and filtered exactly, see :mod:`.ann`).
-        ann_min_rows: smallest partition (vector rows) searched through the graph.
+        vector_index: ``"exact"`` (default: exact cosine KNN), ``"pca"`` (partitions of at
+            least ``ann_min_rows`` vectors are scanned on their 64 leading principal
+            components and the best 1,000 rows re-scored exactly, see :mod:`.projection`) or
+            ``"hnsw"`` (an approximate graph from the optional ``usearch`` library; results
+            re-scored and filtered exactly, see :mod:`.ann`).
+        ann_min_rows: smallest partition (vector rows) searched approximately.
         text_match_budget: rows one full-text query may match (summed document frequencies of
             its terms) before its most frequent terms are left out (:mod:`.terms`); 0 never
             leaves a term out. Only stores larger than the budget are affected.
@@ -631,6 +634,10 @@ class SQLiteStore(MemoryStore):
             if self.vector_index == "hnsw" and base.matrix.shape[0] >= self.ann_min_rows:
                 base.ann = self._graph(user_id, dim)
                 base.ann.sync(base.keys, base.matrix)
+            elif self.vector_index == "pca" and base.matrix.shape[0] >= self.ann_min_rows:
+                from .projection import Projection
+
+                base.projection = Projection(base.matrix)
             view = UserVectors(version, base)
             self._cache.put(user_id, view)
             return view
