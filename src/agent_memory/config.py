@@ -69,9 +69,9 @@ class Settings(BaseSettings):
         turn_context_tokens: tokens of the previous turn indexed with each turn (its context;
             +4-5 points LoCoMo recall@10, about half the ingest throughput; 0 indexes turns alone).
         summary_max_tokens / profile_max_tokens: budgets of thread summaries / user profiles.
-        vector_index: ``exact`` (default), ``pca`` (partitions of 50k+ vectors: a scan over
-            64 principal components picks 1,000 candidates, re-scored exactly; see
-            ``stores/sqlite/projection.py``) or ``hnsw`` (approximate graph for large
+        vector_index: ``pca`` (default: in partitions of 50k+ vectors a scan over 64
+            principal components picks at least 1,000 candidates, re-scored exactly; see
+            ``stores/sqlite/projection.py``), ``exact`` (the full product always) or ``hnsw`` (approximate graph for large
             partitions, ``pip install agent-memory[ann]``; see ``stores/sqlite/ann.py``).
         text_match_budget: rows one full-text query may match (summed document frequencies
             of its words) before its most frequent words are left out; bounds BM25's cost in
@@ -115,7 +115,7 @@ class Settings(BaseSettings):
     fact_extraction_every_n: int = Field(default=0, ge=0)
     user_summary_every_n: int = Field(default=0, ge=0)
     dedup_every_n: int = Field(default=0, ge=0)
-    vector_index: Literal["exact", "pca", "hnsw"] = "exact"  # hnsw: agent-memory[ann]
+    vector_index: Literal["exact", "pca", "hnsw"] = "pca"  # hnsw: agent-memory[ann]
     text_match_budget: int = Field(default=2_000, ge=0)  # see stores/sqlite/terms.py
 
     @model_validator(mode="after")

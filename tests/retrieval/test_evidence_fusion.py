@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -103,3 +104,24 @@ def test_a_long_previous_turn_is_cut():
                 seq=1)
     text = index_text(turn, prev)
     assert text.endswith("B: yes") and text.count("word") == 64
+
+
+async def test_a_failing_text_search_fails_the_search_and_leaves_no_embedding_running(
+    memory, monkeypatch
+):
+    """The query is embedded while the full-text lists are found: when the store fails, the
+    error reaches the caller and the embedding task is not left behind."""
+    from agent_memory.errors import StoreError
+
+    await add_dialogue(memory)
+
+    async def broken(*args, **kwargs):
+        raise StoreError("disk I/O error")
+
+    monkeypatch.setattr(memory.store, "text_search", broken)
+    before = len(asyncio.all_tasks())
+    with pytest.raises(StoreError, match="disk I/O"):
+        await memory.search("u1", "pottery workshop", k=3)
+    assert len(asyncio.all_tasks()) == before
+    hits = await memory.search("u1", "pottery workshop", mode="vector", k=1)
+    assert hits and "pottery" in hits[0].record.content

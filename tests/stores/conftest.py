@@ -23,7 +23,7 @@ StoreFactory = Callable[[Path, EmbeddingSpec], Awaitable[MemoryStore]]
 
 async def sqlite_store(tmp_path: Path, spec: EmbeddingSpec) -> MemoryStore:
     """A fresh SQLite store in ``tmp_path`` (in a directory that does not exist yet)."""
-    store = SQLiteStore(tmp_path / "stores" / "memory.db")
+    store = SQLiteStore(tmp_path / "stores" / "memory.db", vector_index="exact")
     await store.open(spec)
     return store
 

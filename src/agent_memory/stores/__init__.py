@@ -10,13 +10,13 @@ from .base import CONTENT, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Sco
 
 
 def open_store(
-    spec: str, vector_index: str = "exact", text_match_budget: int | None = None
+    spec: str, vector_index: str = "pca", text_match_budget: int | None = None
 ) -> MemoryStore:
     """Build (not yet open) the store named by ``spec``.
 
     Args:
         spec: a file path, or ``sqlite:PATH``.
-        vector_index: ``"exact"``, ``"pca"`` or ``"hnsw"`` (approximate; needs the ``ann`` extra), see
+        vector_index: ``"pca"`` (default), ``"exact"`` or ``"hnsw"`` (needs the ``ann`` extra), see
             :class:`~agent_memory.stores.sqlite.SQLiteStore`.
         text_match_budget: rows one full-text query may match before its most frequent terms
             are left out (``None``: the store's default), see

@@ -1,7 +1,8 @@
-"""The default store: one SQLite file (WAL), FTS5 BM25 full text, exact cosine KNN in numpy.
+"""The default store: one SQLite file (WAL), FTS5 BM25 full text, cosine KNN in numpy.
 
 Schema and file checks are in :mod:`.migrations`, SQL building in :mod:`.query`, the in-memory
-vector search in :mod:`.vectors`.
+vector search in :mod:`.vectors` (exact, or in partitions of 50k+ vectors a projected scan
+re-scored exactly, :mod:`.projection`), the bound on full-text work in :mod:`.terms`.
 Every statement that reads records names ``user_id = ?``: there is no query across users.
 
 Concurrency: one connection per store object, used under a lock, so a sync facade calling from
@@ -54,9 +55,10 @@ class SQLiteStore(MemoryStore):
     Args:
         path: the database file (created with its parent directory on :meth:`open`).
         cache_bytes: budget of the in-memory vector snapshots, all users together (bytes).
-        vector_index: ``"exact"`` (default: exact cosine KNN), ``"pca"`` (partitions of at
-            least ``ann_min_rows`` vectors are scanned on their 64 leading principal
-            components and the best 1,000 rows re-scored exactly, see :mod:`.projection`) or
+        vector_index: ``"pca"`` (default: partitions of at least ``ann_min_rows`` vectors are
+            scanned on their 64 leading principal components and the best rows re-scored
+            exactly, see :mod:`.projection`; smaller ones exactly), ``"exact"`` (always the
+            exact product) or
             ``"hnsw"`` (an approximate graph from the optional ``usearch`` library; results
             re-scored and filtered exactly, see :mod:`.ann`).
         ann_min_rows: smallest partition (vector rows) searched approximately.
@@ -81,7 +83,7 @@ class SQLiteStore(MemoryStore):
         path: str | Path,
         *,
         cache_bytes: int = _DEFAULT_CACHE_BYTES,
-        vector_index: str = "exact",
+        vector_index: str = "pca",
         ann_min_rows: int = _ANN_MIN_ROWS,
         text_match_budget: int = TEXT_MATCH_BUDGET,
     ) -> None:

@@ -189,7 +189,12 @@ class VectorIndex:
         """Mask over records matching ``query`` (``None``: every record matches)."""
         masks: list[np.ndarray] = []
         if query.kinds is not None:
-            masks.append(self.kind.among(str(k) for k in query.kinds))
+            wanted = {str(k) for k in query.kinds}
+            present = self.kind.lookup.keys()
+            if not wanted & present:  # e.g. derived kinds in a partition of turns only
+                return np.zeros(len(self.ids), dtype=bool)
+            if not present <= wanted:  # every kind present is wanted: nothing to mask
+                masks.append(self.kind.among(wanted))
         if query.ids is not None:
             mask = np.zeros(len(self.ids), dtype=bool)
             mask[[self.id_pos[i] for i in query.ids if i in self.id_pos]] = True
