@@ -202,10 +202,12 @@ class LocalEmbedder(Embedder):
             options = ort.SessionOptions()
             options.intra_op_num_threads = self.threads
             options.inter_op_num_threads = 1
-            # Idle worker threads sleep instead of spinning: a spinning pool holds both cores
-            # for milliseconds after each call, which slowed the vector search that follows a
-            # query embedding (bench/search_scale.py).
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            # Worker threads stop spinning when a call returns: a pool left spinning holds
+            # both cores for milliseconds and slowed the vector search that follows a query
+            # embedding (24 -> 15 ms at 100k). Spinning within a call stays: turning it off
+            # altogether cost a quarter of the batch throughput (124 -> 92 turns/s stored;
+            # with this setting 116; BENCHMARKS.md, "Search at scale").
+            options.add_session_config_entry("session.force_spinning_stop", "1")
             options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.log_severity_level = 3  # errors only

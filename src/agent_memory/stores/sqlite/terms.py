@@ -15,8 +15,9 @@ match, and the vector list of a hybrid search still sees every word. While the w
 holds no more rows than the budget, no query can exceed it and every term is kept, so small
 stores rank exactly as plain BM25 does.
 
-Measured (BENCHMARKS.md, "Search at scale"): at 100k rows the default budget of 2,000 brings
-the turns' BM25 list from about 17 to under 3 ms at p50 (``bench/text_budget.py``). On the
+Measured (BENCHMARKS.md, "Search at scale", ``bench/text_budget.py``): the default budget of
+2,000 brings the turns' BM25 list from 32 to 3.2 ms at p50 at 100k rows, and from 307 to 7.5 ms
+at 1M. On the
 LoCoMo dev store (5.2k rows) recall@10 is unchanged at budgets 5,000 and 2,000 and loses half
 a point at 100, the budget that drops as large a share of that store's rows as 2,000 does of
 100k rows (``agent-memory eval locomo`` with ``AGENT_MEMORY_TEXT_MATCH_BUDGET``).
