@@ -17,8 +17,10 @@ Filter semantics mirror the SQL ones in :mod:`.store` exactly (the conformance s
 every filter through both paths): strings are encoded as small integer codes per index so every
 filter is a vectorised comparison.
 
-Optionally (``vector_index="hnsw"``) a large snapshot carries an approximate graph
-(:mod:`.ann`) that proposes candidates, which are then re-scored and filtered exactly here.
+A large snapshot may carry a projection onto its leading principal components
+(``vector_index="pca"``, the default, :mod:`.projection`) or an approximate graph
+(``vector_index="hnsw"``, :mod:`.ann`); either proposes candidates, which are then re-scored
+and filtered exactly here.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import numpy as np
 
 from ...models import as_utc
 from ..base import RecordQuery
+from .projection import candidate_count
 
 _NONE = -1
 """Code of a null string column, and ``processed`` of a record without the flag."""
@@ -289,8 +292,6 @@ class VectorIndex:
             if found is not None:
                 return found
         if self.projection is not None and allowed * 10 >= n:
-            from .projection import candidate_count
-
             rows = self.projection.candidates(vector, row_mask, candidate_count(n, m))
             return self._pick(rows, _cosines(self.matrix[rows], vector), k, m)
         if row_mask is None:
