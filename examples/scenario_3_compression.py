@@ -31,12 +31,14 @@ async def main(store: Path) -> None:
         for n, (role, text) in enumerate(LONG_SESSION, 1):
             await keeper.add_turn(role, text)
             history += count_tokens(f"{role}: {text}")
-            context = keeper.get_current_context()
-            note = "  <- pruned: interaction stored, summary updated" if keeper.buffered == 0 else ""
-            print(f"{n:>4}  {keeper.buffered:>8}  {len(keeper.active_turns):>8}  {history:>11}  "
+            context = await keeper.get_current_context()
+            state = await keeper.state()
+            buffered = len(state.buffered)
+            note = "  <- pruned: interaction stored, summary updated" if buffered == 0 else ""
+            print(f"{n:>4}  {buffered:>8}  {len(state.active_turns):>8}  {history:>11}  "
                   f"{count_tokens(context):>11}{note}")
         print("\nContext after the last turn:\n")
-        print(keeper.get_current_context())
+        print(await keeper.get_current_context())
         interactions = await memory.get_memories(USER, kinds=["interaction"])
         print(f"\n{len(interactions)} interaction record(s):")
         for record in interactions:

@@ -22,6 +22,7 @@ from .consistency.api import ConsistencyAPI
 from .embedders import get_embedder
 from .embedders.base import Embedder
 from .errors import ContentTooLargeError, EmptyContentError, InvalidInputError
+from .indexing import build_indexed, previous_turns
 from .models import (
     MemoryRecord,
     RecordKind,
@@ -181,7 +182,12 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
 
     # -- turns ---------------------------------------------------------------------------
 
-    def _validate(self, item: TurnInput) -> None:
+    def validate_turn(self, item: TurnInput) -> None:
+        """Check a turn before it is written.
+
+        Raises:
+            MissingScopeError, UnknownRoleError, EmptyContentError, ContentTooLargeError.
+        """
         require_scope(item.user_id)
         require_scope(item.thread_id, "thread_id")
         Role.parse(item.role)
@@ -196,18 +202,22 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
     async def add_turns(self, items: Iterable[TurnInput | Turn | Mapping[str, Any]]) -> list[Turn]:
         """Store turns durably, embedded and indexed, in one atomic batch.
 
+        Each turn without an explicit ``seq`` gets its thread's next one where the write
+        commits, so concurrent writers (tasks, threads, processes) never share a position.
+
         Returns:
             The stored :class:`Turn` records (ids and ``seq`` assigned).
 
         Raises:
+            ConflictError: an explicit ``seq`` is already taken in its thread; nothing is
+                written.
             MissingScopeError, EmptyContentError, ContentTooLargeError, UnknownRoleError:
                 bad input; nothing is written (the whole batch is checked first).
         """
         inputs = [_as_input(item) for item in items]
         for item in inputs:
-            self._validate(item)
+            self.validate_turn(item)
         await self.connect()
-        next_seq: dict[tuple[str, str], int] = {}
         existing: dict[tuple[str, str], Turn] = {}
         by_user: dict[str, list[str]] = {}
         for item in inputs:
@@ -219,24 +229,43 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
                     existing[(user_id, record.id)] = record
         turns: list[Turn] = []
         for item in inputs:
-            user_id, thread_id = item.user_id.strip(), item.thread_id.strip()
-            prior = existing.get((user_id, item.id)) if item.id else None
-            seq = item.seq if item.seq is not None else (prior.seq if prior else None)
-            if seq is None:
-                key = (user_id, thread_id)
-                if key not in next_seq:
-                    last = await self.store.list(
-                        user_id,
-                        RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id,
-                                    newest_first=True, limit=1),
-                    )
-                    next_seq[key] = (last[0].seq + 1) if last else 0  # type: ignore[attr-defined]
-                seq = next_seq[key]
-                next_seq[key] += 1
-            turns.append(item.to_turn(seq))
-        await self.components.write(turns)  # type: ignore[arg-type]
-        await self._after_turns(turns)
-        return turns
+            prior = existing.get((item.user_id.strip(), item.id)) if item.id else None
+            if prior is not None:  # an idempotent re-add: same position, conditional replace
+                seq = item.seq if item.seq is not None else prior.seq
+                turns.append(item.to_turn(seq).model_copy(update={"etag": prior.etag}))
+            else:  # -1: the store assigns the thread's next seq where the write commits
+                turns.append(item.to_turn(item.seq if item.seq is not None else -1))
+        previous = await self._previous_turns(turns)
+        indexed = await build_indexed(turns, self.embedder, previous=previous,
+                                      context_tokens=self.settings.turn_context_tokens)
+        stored = [t for t in await self.store.put(indexed) if isinstance(t, Turn)]
+        await self._after_turns(stored)
+        return stored
+
+    async def _previous_turns(self, turns: Sequence[Turn]) -> dict[str, Turn]:
+        """The turn each new turn is indexed with as its context (:mod:`.indexing`).
+
+        Turns whose ``seq`` the store assigns at commit are placed, for this purpose only,
+        after the thread's newest stored turn; under concurrent writers the context may be
+        a turn committed just before or after (a retrieval aid, not the turn order).
+        """
+        if self.settings.turn_context_tokens <= 0:
+            return {}
+        tentative: list[Turn] = []
+        next_seq: dict[tuple[str, str], int] = {}
+        for turn in turns:
+            if turn.seq >= 0:
+                tentative.append(turn)
+                continue
+            key = (turn.user_id, turn.thread_id or "")
+            if key not in next_seq:
+                last = await self.store.list(turn.user_id, RecordQuery(
+                    kinds=frozenset({RecordKind.TURN}), thread_id=turn.thread_id,
+                    newest_first=True, limit=1))
+                next_seq[key] = (last[0].seq + 1) if last else 0  # type: ignore[attr-defined]
+            tentative.append(turn.model_copy(update={"seq": next_seq[key]}))
+            next_seq[key] += 1
+        return await previous_turns(tentative, self.store)
 
     async def add_turn(
         self,

@@ -15,7 +15,9 @@ Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it:
     │   ├── NotAStoreError         the file is not an agent-memory store (or is corrupt)
     │   ├── EmbeddingMismatchError the store was built with another embedding model
     │   ├── SchemaVersionError     the store is newer than this library
-    │   └── RecordNotFoundError    no record with that id in the user's partition
+    │   ├── RecordNotFoundError    no record with that id in the user's partition
+    │   │   └── SessionNotFoundError  no session with that id for the user
+    │   └── ConflictError          a conditional write lost to a concurrent one (stale version)
     ├── EmbedderError              the embedding model failed or is unavailable
     │   └── ModelUnavailableError  local weights / runtime missing
     └── ReasonerError              a reasoning step failed
@@ -110,3 +112,21 @@ class MalformedOutputError(ReasonerError):
 class ProfileSchemaError(InvalidInputError):
     """A structured profile does not validate against the configured pydantic model; the
     stored profile is unchanged."""
+
+
+class SessionNotFoundError(RecordNotFoundError):
+    """No session with the given id exists for the user (reads never create one)."""
+
+
+class ConflictError(StoreError):
+    """A conditional write found the stored record changed since it was read (its version,
+    an ETag in Cosmos DB terms, differs), or a record to create already exists. Nothing was
+    written: re-read the record and apply the change again.
+
+    Attributes:
+        ids: ids of the records whose versions did not match.
+    """
+
+    def __init__(self, message: str, ids: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.ids = list(ids or [])

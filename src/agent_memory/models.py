@@ -169,6 +169,10 @@ class MemoryRecord(BaseModel):
         metadata: free-form extra context (tool_name, tool_call_id, source ids, ...).
         collection: the memory collection the record belongs to (seed 004), if any; agents
             bound to a collection recall from it (:mod:`agent_memory.recall`).
+        etag: the stored version of the record (an opaque token; an ETag in Azure Cosmos DB
+            terms), set by the store on every read and write; ``None`` for a record never
+            stored. Writing back a record that carries an etag is conditional on it: the store
+            raises :class:`~agent_memory.errors.ConflictError` when the stored version moved.
     """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -184,6 +188,7 @@ class MemoryRecord(BaseModel):
     evidence: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
     collection: str | None = None
+    etag: str | None = None
 
     @field_validator("user_id", mode="before")
     @classmethod
@@ -251,6 +256,10 @@ class ThreadSummary(MemoryRecord):
         insight_ids: ids of the insights session reflection extracted from it (seed 001).
         init_block: the session initialization block the memory keeper built at session start
             (kept so a resumed session shows the same context).
+        folded_seq: ``seq`` of the last turn the memory keeper folded into an interaction
+            (-1: none yet); the turns after it are the session's buffer.
+        aggregated_at: when reflection gathered this no-insight session with others (seed
+            001 aggregation); ``None`` while it may still be gathered.
     """
 
     kind: Literal[RecordKind.SUMMARY] = RecordKind.SUMMARY
@@ -263,6 +272,36 @@ class ThreadSummary(MemoryRecord):
     turn_count: int = 0
     insight_ids: list[str] = Field(default_factory=list)
     init_block: str | None = None
+    folded_seq: int = -1
+    aggregated_at: datetime | None = None
+
+
+class AuditEvent(BaseModel):
+    """One reconciliation decision as recorded on a fact (see
+    :mod:`agent_memory.consistency.audit`).
+
+    Attributes:
+        at: when it was decided (aware UTC).
+        action: ``merged``, ``superseded``, ``replaced`` or ``restored``.
+        by: the fact that replaced this one, when one did.
+        ids: the other facts involved.
+        reason: ``duplicate`` or ``contradict``.
+        evidence: what decided it (reasoner, rationale, similarity, ...).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    at: datetime
+    action: Literal["merged", "superseded", "replaced", "restored"]
+    by: str | None = None
+    ids: list[str] = Field(default_factory=list)
+    reason: str | None = None
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("at")
+    @classmethod
+    def _utc(cls, value: datetime) -> datetime:
+        return as_utc(value)
 
 
 class Fact(MemoryRecord):
@@ -280,6 +319,14 @@ class Fact(MemoryRecord):
         processed: whether long-term reflection has consumed it.
         access_count / last_accessed_at: recall statistics.
         superseded_by / supersede_reason / superseded_at: set when reconciliation retires it.
+        supersede_evidence: what decided its retirement (reasoner, rationale, similarity,
+            winner rule).
+        merged_from: ids of the facts merged into this one by reconciliation.
+        pinned: restored by hand; reconciliation never retires it again.
+        audit: the reconciliation events that touched it, oldest first.
+
+    The last four are control fields written by reconciliation and restore only; records
+    added through the API (``add_memories``) cannot set them.
     """
 
     kind: Literal[RecordKind.FACT, RecordKind.INSIGHT] = RecordKind.FACT
@@ -296,6 +343,10 @@ class Fact(MemoryRecord):
     superseded_by: str | None = None
     supersede_reason: SupersedeReason | None = None
     superseded_at: datetime | None = None
+    supersede_evidence: dict[str, Any] | None = None
+    merged_from: list[str] = Field(default_factory=list)
+    pinned: bool = False
+    audit: list[AuditEvent] = Field(default_factory=list)
 
     def model_post_init(self, context: Any, /) -> None:
         if not self.content_hash:

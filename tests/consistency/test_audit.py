@@ -18,15 +18,15 @@ async def test_history_shows_what_a_fact_replaced_and_what_replaced_it(memory) -
     merged = await memory.history("ana", merged_id)
     assert {f.id for f in merged.replaced} == {a.id, b.id}
     assert [f.id for f in merged.replaced_by] == [c.id]
-    assert [e["action"] for e in merged.events] == ["merged", "superseded"]
+    assert [e.action for e in merged.events] == ["merged", "superseded"]
 
     original = await memory.history("ana", a.id)
     assert [f.id for f in original.replaced_by] == [merged_id, c.id]  # the whole chain
-    assert original.events[-1]["reason"] == "duplicate"
+    assert original.events[-1].reason == "duplicate"
 
     winner = await memory.history("ana", c.id)
     assert [f.id for f in winner.replaced] == [merged_id] and winner.replaced_by == []
-    assert winner.events[-1]["action"] == "replaced"
+    assert winner.events[-1].action == "replaced"
 
 
 async def test_restore_undoes_a_decision_records_it_and_pins_the_fact(memory) -> None:
@@ -34,13 +34,13 @@ async def test_restore_undoes_a_decision_records_it_and_pins_the_fact(memory) ->
     await memory.reconcile_memories("ana")
     restored = await memory.restore("ana", old.id)
     assert restored.active and restored.supersede_reason is None
-    assert restored.metadata["pinned"] is True
-    undo = restored.metadata["audit"][-1]
-    assert undo["action"] == "restored" and undo["evidence"]["by"] == new.id
-    assert undo["evidence"]["reason"] == "contradict"
+    assert restored.pinned is True
+    undo = restored.audit[-1]
+    assert undo.action == "restored" and undo.evidence["by"] == new.id
+    assert undo.evidence["reason"] == "contradict"
     assert old.id in {f.id for f in await memory.get_memories("ana", kinds=["fact"])}
     winner = await memory.history("ana", new.id)
-    assert winner.events[-1]["action"] == "restored" and winner.events[-1]["ids"] == [old.id]
+    assert winner.events[-1].action == "restored" and winner.events[-1].ids == [old.id]
     # the undone decision is not made again
     assert (await memory.reconcile_memories("ana")).contradicted == 0
     assert len(await memory.get_memories("ana", kinds=["fact"])) == 2

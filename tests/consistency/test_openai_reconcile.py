@@ -75,6 +75,6 @@ async def test_reconcile_memories_with_the_llm_applies_the_decision(tmp_path,
         [loser] = await memory.store.get("ana", [veg.id])
         assert loser.superseded_by == steak.id  # newer wins whatever order the model gave
         assert loser.supersede_reason is SupersedeReason.CONTRADICT
-        assert loser.metadata["supersede_evidence"]["reasoner"] == "openai:test-model"
+        assert loser.supersede_evidence["reasoner"] == "openai:test-model"
         texts = {f.content for f in await memory.get_memories("ana", kinds=["fact"])}
         assert texts == {"Ana loves steak.", "Ana prefers aisle seats on flights."}

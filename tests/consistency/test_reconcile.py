@@ -20,8 +20,7 @@ def fact(text: str, days: float, *, user: str = "ana", subject: str = "Ana",
 
 
 async def put(memory, *facts: Fact) -> list[Fact]:
-    await memory.components.write(list(facts))
-    return list(facts)
+    return await memory.components.write(list(facts))  # as stored, with their versions
 
 
 async def active_texts(memory, user: str = "ana") -> set[str]:
@@ -42,12 +41,12 @@ async def test_duplicates_merge_into_one_fact_with_union_evidence(memory) -> Non
     assert merged.content == "Ana resides in Lisbon."  # the most confident member's text
     assert merged.evidence == ["t_a", "t_b"]
     assert merged.confidence == 0.9 and merged.created_at == b.created_at
-    assert sorted(merged.metadata["merged_from"]) == sorted([a.id, b.id])
+    assert sorted(merged.merged_from) == sorted([a.id, b.id])
     for original in await memory.store.get("ana", [a.id, b.id]):
         assert original.superseded_by == merged_id
         assert original.supersede_reason is SupersedeReason.DUPLICATE
         assert original.superseded_at is not None
-        assert original.metadata["supersede_evidence"]["reasoner"] == "extractive"
+        assert original.supersede_evidence["reasoner"] == "extractive"
     assert await active_texts(memory) == {"Ana resides in Lisbon.", other.content}
 
 
@@ -58,7 +57,7 @@ async def test_contradiction_newer_wins_and_loser_records_why(memory) -> None:
     [loser] = await memory.store.get("ana", [old.id])
     assert loser.superseded_by == new.id
     assert loser.supersede_reason is SupersedeReason.CONTRADICT
-    evidence = loser.metadata["supersede_evidence"]
+    evidence = loser.supersede_evidence
     assert evidence["winner_rule"] == "newer" and "residence" in evidence["rationale"]
     assert await active_texts(memory) == {"Ana lives in Porto."}
 
@@ -69,7 +68,7 @@ async def test_confidence_breaks_a_tie_on_created_at(memory) -> None:
     await memory.reconcile_memories("ana")
     [retired] = await memory.store.get("ana", [high.id])
     assert retired.superseded_by == low.id  # same time: the more confident fact wins
-    assert retired.metadata["supersede_evidence"]["winner_rule"] == "higher confidence"
+    assert retired.supersede_evidence["winner_rule"] == "higher confidence"
 
 
 async def test_other_attribute_or_other_person_is_never_retired(memory) -> None:
@@ -126,7 +125,7 @@ async def test_superseded_hidden_by_default_shown_with_flag(memory) -> None:
 async def test_interrupted_merge_is_rolled_forward(memory) -> None:
     a, b = await put(memory, fact("Ana lives in Lisbon.", 1), fact("Ana resides in Lisbon.", 2))
     merged = fact("Ana resides in Lisbon.", 2)
-    merged.metadata["merged_from"] = [a.id, b.id]
+    merged.merged_from = [a.id, b.id]
     await put(memory, merged)  # a crash after the merged fact, before the sources moved
     result = await memory.reconcile_memories("ana")
     assert sorted(result.rolled_forward) == sorted([a.id, b.id])

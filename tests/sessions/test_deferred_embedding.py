@@ -54,7 +54,7 @@ async def test_a_turn_is_durable_and_text_searchable_before_it_is_embedded(
         sid = await memory.start_session("u1", "s1")
         turns = await add(memory, sid, range(K - 1))
         keeper = await memory.session_keeper("u1", sid)
-        assert keeper.pending_embeddings == K - 1
+        assert (await keeper.state()).pending_embeddings == K - 1
         assert await embedded(memory, sid) == set()
         # another client on the same file sees the turn, by full-text search, right away
         async with AsyncMemory.open(settings_for(path), embedder=local_embedder) as other:
@@ -65,7 +65,7 @@ async def test_a_turn_is_durable_and_text_searchable_before_it_is_embedded(
         hits = await memory.search("u1", "how much is in the 401k?", mode="vector",
                                    kinds=["turn"], thread_id=sid)
         assert turns[2].id in {h.record.id for h in hits}
-        assert keeper.pending_embeddings == 0
+        assert (await keeper.state()).pending_embeddings == 0
         assert await embedded(memory, sid) == {t.id for t in turns}
         await assert_product_vectors(memory, turns)
 

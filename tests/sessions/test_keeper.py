@@ -124,6 +124,10 @@ async def test_a_prune_interrupted_by_a_crash_is_redone_on_open(tmp_path, local_
         # The K-th turn reaches the store but the process dies before pruning.
         await first.add_turn("u1", sid, "user", ADVISOR_TURNS[K - 1][1], seq=K - 1)
     async with AsyncMemory.open(settings_for(path), embedder=local_embedder) as second:
+        # reading the context never writes: the prune waits for the session to be resumed
+        assert "(nothing summarized yet)" in await second.get_current_context("u1", sid)
+        assert await second.get_memories("u1", kinds=[RecordKind.INTERACTION]) == []
+        await second.start_session("u1", sid)
         context = await second.get_current_context("u1", sid)
         assert "(nothing summarized yet)" not in context
         found = await second.get_memories("u1", kinds=[RecordKind.INTERACTION])

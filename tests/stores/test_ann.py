@@ -146,7 +146,7 @@ async def test_reused_rowid_with_a_new_vector_is_re_added(tmp_path: Path) -> Non
     # Its new vector is the opposite of its old one, so a graph still holding the old vector
     # under that key would never propose it.
     far = -vectors[-1]
-    await other.put(items(far[None, :], offset=1_199))
+    await other.put(items(far[None, :], offset=1_199), overwrite=True)
     hits = await store.vector_search("u", far, RecordQuery(), 1)
     assert [h.record.id for h in hits] == ["r1199"]
     assert hits[0].score == pytest.approx(1.0, abs=1e-5)

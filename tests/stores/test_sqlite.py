@@ -171,7 +171,8 @@ async def test_second_store_on_the_same_file_sees_writes(tmp_path: Path) -> None
                 Fact(id="a", user_id="alice", content="now a fact"),
                 vectors={"content": unit(0, 0, 1)},
             )
-        ]
+        ],
+        overwrite=True,  # a blind replace of the turn "a" by a fact with its id
     )
     [top] = await reader.vector_search("alice", unit(0, 0, 1), ALL, 1)
     assert (top.record.id, top.record.content) == ("a", "now a fact")
@@ -218,13 +219,14 @@ async def test_cached_search_after_own_writes_matches_a_fresh_read(tmp_path: Pat
             )
         return Indexed(record, vectors=vecs if rng.random() < 0.9 else {})
 
-    await warm.put([random_item(i) for i in range(30)])
+    await warm.put([random_item(i) for i in range(30)])  # random ids repeat: blind replaces
     for step in range(40):
         probe = unit(*rng.standard_normal(4))
         await warm.vector_search("alice", probe, ALL, 5)  # keep the cache warm
         action = rng.random()
         if action < 0.6:
-            await warm.put([random_item(int(i)) for i in rng.integers(0, 45, 3)])
+            await warm.put([random_item(int(i)) for i in dict.fromkeys(rng.integers(0, 45, 3))],
+                           overwrite=True)
         else:
             await warm.delete("alice", [f"r{int(i)}" for i in rng.integers(0, 45, 2)])
         cold = await opened(path)

@@ -104,8 +104,8 @@ def register(app: typer.Typer) -> None:
                     else:
                         role, text = "user", line
                     await memory.add_session_turn(user, sid, role, text.strip())
-                    keeper = await memory.session_keeper(user, sid)
-                    console.print(f"[dim]stored ({keeper.buffered} buffered)[/]")
+                    state = await memory.session_state(user, sid)
+                    console.print(f"[dim]stored ({len(state.buffered)} buffered)[/]")
 
         asyncio.run(run())
 

@@ -1,16 +1,19 @@
 """The audit trail of reconciliation: who replaced whom, why, and undoing a decision.
 
 A superseded fact keeps ``superseded_by``, ``supersede_reason`` and ``superseded_at`` and, in
-``metadata["supersede_evidence"]``, what decided it (the reasoner, its rationale, the cosine
-similarity, the winner rule). Every change also appends an event to ``metadata["audit"]`` of the
-facts involved, oldest first::
+``supersede_evidence``, what decided it (the reasoner, its rationale, the cosine similarity, the
+winner rule). Every change also appends an :class:`~agent_memory.models.AuditEvent` to the
+``audit`` list of the facts involved, oldest first::
 
-    {"at": ISO time, "action": "merged" | "superseded" | "replaced" | "restored",
-     "by": id, "ids": [ids], "reason": "duplicate" | "contradict", "evidence": {...}}
+    AuditEvent(at=..., action="merged" | "superseded" | "replaced" | "restored",
+               by=id, ids=[ids], reason="duplicate" | "contradict", evidence={...})
 
 so a fact's history is one read (:func:`history`), and :func:`restore` undoes a decision with
-the undo itself recorded. A restored fact is *pinned* (``metadata["pinned"] = True``):
-reconciliation leaves it out of its pool afterwards, so the undone decision is not made again.
+the undo itself recorded. A restored fact is *pinned* (``Fact.pinned``): reconciliation leaves
+it out of its pool afterwards, so the undone decision is not made again. These are typed
+fields of :class:`~agent_memory.models.Fact`, not user metadata: ``add_memories`` cannot set
+them. Writes are conditional on the versions read (:class:`~agent_memory.errors.ConflictError`
+when a concurrent writer got there first).
 """
 
 from __future__ import annotations
@@ -21,26 +24,16 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import InvalidInputError, RecordNotFoundError
-from ..models import Fact, RecordKind, SupersedeReason, require_scope, utcnow
+from ..models import AuditEvent, Fact, RecordKind, SupersedeReason, require_scope, utcnow
 from ..stores.base import MemoryStore, RecordQuery
-
-PINNED = "pinned"
-"""Metadata key of facts restored by hand: reconciliation never retires them again."""
-
-AUDIT = "audit"
-"""Metadata key of the list of audit events."""
-
-EVIDENCE = "supersede_evidence"
-"""Metadata key of what decided a fact's retirement."""
 
 
 def add_event(fact: Fact, action: str, at: datetime, **fields: Any) -> Fact:
     """A copy of ``fact`` with one audit event appended (``fields``: by, ids, reason,
     evidence)."""
-    event = {"at": at.isoformat(), "action": action,
-             **{k: v for k, v in fields.items() if v is not None}}
-    metadata = {**fact.metadata, AUDIT: [*fact.metadata.get(AUDIT, []), event]}
-    return fact.model_copy(update={"metadata": metadata, "updated_at": at})
+    event = AuditEvent(at=at, action=action,  # type: ignore[arg-type]
+                       **{k: v for k, v in fields.items() if v is not None})
+    return fact.model_copy(update={"audit": [*fact.audit, event], "updated_at": at})
 
 
 def supersede(fact: Fact, by: str, reason: SupersedeReason, at: datetime,
@@ -48,7 +41,7 @@ def supersede(fact: Fact, by: str, reason: SupersedeReason, at: datetime,
     """A copy of ``fact`` retired in favour of ``by``, with its evidence and an audit event."""
     retired = fact.model_copy(update={
         "superseded_by": by, "supersede_reason": reason, "superseded_at": at,
-        "metadata": {**fact.metadata, EVIDENCE: evidence},
+        "supersede_evidence": evidence,
     })
     return add_event(retired, "superseded", at, by=by, reason=reason.value, evidence=evidence)
 
@@ -67,7 +60,7 @@ class FactHistory(BaseModel):
     fact: Fact
     replaced: list[Fact] = Field(default_factory=list)
     replaced_by: list[Fact] = Field(default_factory=list)
-    events: list[dict[str, Any]] = Field(default_factory=list)
+    events: list[AuditEvent] = Field(default_factory=list)
 
 
 async def _fact(store: MemoryStore, user_id: str, fact_id: str) -> Fact:
@@ -98,7 +91,7 @@ async def history(store: MemoryStore, user_id: str, fact_id: str) -> FactHistory
             break
         chain.append(current)
     return FactHistory(fact=fact, replaced=replaced, replaced_by=chain,
-                       events=list(fact.metadata.get(AUDIT, [])))
+                       events=list(fact.audit))
 
 
 async def restore(store: MemoryStore, user_id: str, fact_id: str) -> Fact:
@@ -126,7 +119,7 @@ async def restore(store: MemoryStore, user_id: str, fact_id: str) -> Fact:
               "superseded_at": fact.superseded_at.isoformat() if fact.superseded_at else None}
     restored = fact.model_copy(update={
         "superseded_by": None, "supersede_reason": None, "superseded_at": None,
-        "metadata": {**fact.metadata, PINNED: True},
+        "pinned": True,
     })
     restored = add_event(restored, "restored", now, evidence=undone)
     changes = [restored]

@@ -11,14 +11,20 @@ Steps:
    duplicate groups and contradicting pairs (:class:`~agent_memory.reasoners.reconcile_models.
    ReconcileDecision`).
 4. **Apply**: each duplicate group becomes one new merged fact (union of evidence, highest
-   confidence and importance, newest ``created_at``, ``metadata["merged_from"]``); the
+   confidence and importance, newest ``created_at``, ``merged_from``); the
    originals are superseded with reason ``duplicate`` and ``superseded_by`` = the merged id.
    For each contradicting pair (a merged original stands for its merged fact), the newer fact
    (``created_at``) wins and higher ``confidence`` breaks ties (a full tie decides nothing); the
    loser is superseded with reason ``contradict`` and ``superseded_by`` = the winner.
 5. **Write**: the merged facts in one atomic ``put``, then every flag change in one atomic
    ``update`` (nothing re-embedded). Each change carries its evidence
-   (``metadata["supersede_evidence"]``) and an audit event (:mod:`.audit`).
+   (``supersede_evidence``) and an audit event (:mod:`.audit`).
+
+Concurrency: the update is conditional on the versions read. When another writer changed a
+fact of the pool meanwhile (a recall touch, a restore, another reconciliation), the update
+raises :class:`~agent_memory.errors.ConflictError` and the whole pass runs again on fresh
+reads (at most :data:`MAX_ATTEMPTS` times); merged facts already written are completed by the
+roll-forward of the next pass, so nothing is decided twice.
 """
 
 from __future__ import annotations
@@ -28,12 +34,17 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
+from ..errors import ConflictError
 from ..indexing import index_text
 from ..models import Fact, RecordKind, SupersedeReason, new_id, require_scope, utcnow
 from ..pipeline import Components
 from ..reasoners.reconcile_models import ReconcileDecision
 from ..stores.base import RecordQuery
-from .audit import PINNED, add_event, supersede
+from .audit import add_event, supersede
+
+MAX_ATTEMPTS = 5
+"""Passes tried when concurrent writers keep changing the pool (each conflict means another
+writer made progress)."""
 
 
 class ReconcileResult(BaseModel):
@@ -76,17 +87,28 @@ async def reconcile_memories(c: Components, user_id: str, n: int = 50) -> Reconc
         MissingScopeError: blank user_id.
         InvalidInputError: ``n`` < 1.
         ReasonerError: the reasoner failed (nothing is written).
+        ConflictError: concurrent writers changed the pool on every attempt.
     """
     from ..errors import InvalidInputError
 
     user_id = require_scope(user_id)
     if n < 1:
         raise InvalidInputError(f"n must be >= 1, got {n}")
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        try:
+            return await _reconcile_once(c, user_id, n)
+        except ConflictError:
+            if attempt == MAX_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+async def _reconcile_once(c: Components, user_id: str, n: int) -> ReconcileResult:
     result = ReconcileResult()
     pool = [
         f for f in await c.store.list(user_id, RecordQuery(
             kinds=frozenset({RecordKind.FACT}), newest_first=True, limit=n))
-        if isinstance(f, Fact) and not f.metadata.get(PINNED)
+        if isinstance(f, Fact) and not f.pinned
     ]
     pool = await _roll_forward(c, user_id, pool, result)
     if len(pool) < 2:
@@ -108,12 +130,12 @@ async def _roll_forward(c: Components, user_id: str, pool: list[Fact],
     them."""
     pending: dict[str, Fact] = {}
     for fact in pool:
-        for source in fact.metadata.get("merged_from", []):
+        for source in fact.merged_from:
             pending.setdefault(source, fact)
     if not pending:
         return pool
     stale = [f for f in await c.store.get(user_id, list(pending))
-             if isinstance(f, Fact) and f.active and not f.metadata.get(PINNED)]
+             if isinstance(f, Fact) and f.active and not f.pinned]
     if stale:
         now = utcnow()
         updates = [
@@ -167,7 +189,7 @@ def _merged_fact(members: Sequence[Fact], text: str, evidence: dict) -> Fact:
         importance=max(importances) if importances else None,
         occurred_at=best.occurred_at, evidence=turns,
         created_at=max(f.created_at for f in members), updated_at=now,
-        metadata={"merged_from": [f.id for f in members]},
+        merged_from=[f.id for f in members],
     )
     return add_event(merged, "merged", now, ids=[f.id for f in members], evidence=evidence)
 

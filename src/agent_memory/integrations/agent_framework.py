@@ -123,7 +123,7 @@ class AgentMemoryProvider(ContextProvider):
             session_id = session or self.current_session_id
         if not session_id:
             return None
-        if session_id not in self.memory.open_session_ids(self.user_id):
+        if session_id not in await self.memory.open_session_ids(self.user_id):
             return None
         ended = await self.memory.end_session(self.user_id, session_id)
         if session_id == self.current_session_id:
@@ -133,7 +133,7 @@ class AgentMemoryProvider(ContextProvider):
 
     async def aclose(self) -> None:
         """End every memory session this provider still has open."""
-        for session_id in self.memory.open_session_ids(self.user_id):
+        for session_id in await self.memory.open_session_ids(self.user_id):
             await self.end_session(session_id)
 
     async def __aenter__(self) -> Self:

@@ -28,7 +28,7 @@ async def derived_snapshot(store: MemoryStore, user_id: str) -> list[Any]:
             rows.append(["fact", r.content_hash, sorted(r.evidence),
                          r.supersede_reason.value if r.supersede_reason else None,
                          hashes.get(r.superseded_by or "", r.superseded_by),
-                         sorted(hashes.get(i, i) for i in r.metadata.get("merged_from", []))])
+                         sorted(hashes.get(i, i) for i in r.merged_from)])
         elif isinstance(r, ThreadSummary):
             rows.append(["summary", r.id, r.content, r.evidence, r.watermark_seq, r.turn_count])
         elif isinstance(r, UserProfile):

@@ -23,14 +23,23 @@ class Components:
     reasoner: Reasoner
     settings: Settings
 
-    async def write(self, records: list[MemoryRecord]) -> None:
-        """Embed ``records`` and upsert them in one atomic batch."""
-        if records:
-            indexed = await build_indexed(
-                records, self.embedder, store=self.store,
-                context_tokens=self.settings.turn_context_tokens,
-            )
-            await self.store.put(indexed)
+    async def write(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
+        """Embed ``records`` and write them in one atomic batch (conditional on each record's
+        ``etag``, see :meth:`MemoryStore.put`).
+
+        Returns:
+            The records as stored (new ``etag``, assigned turn ``seq``).
+
+        Raises:
+            ConflictError: a record changed since it was read, or one to create exists.
+        """
+        if not records:
+            return []
+        indexed = await build_indexed(
+            records, self.embedder, store=self.store,
+            context_tokens=self.settings.turn_context_tokens,
+        )
+        return await self.store.put(indexed)
 
 
 class StepResult(BaseModel):

@@ -72,6 +72,9 @@ async def generate_thread_summary(
         metadata=previous.metadata if previous else {},
         insight_ids=previous.insight_ids if previous else [],
         init_block=previous.init_block if previous else None,
+        folded_seq=previous.folded_seq if previous else -1,
+        aggregated_at=previous.aggregated_at if previous else None,
+        etag=previous.etag if previous else None,
     )
     await c.write([summary])
     result.written.append(sid)

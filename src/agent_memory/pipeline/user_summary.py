@@ -76,6 +76,7 @@ async def generate_user_summary(c: Components, user_id: str) -> StepResult:
         created_at=previous.created_at if previous else now,
         updated_at=now,
         metadata={"key_topics": draft.key_topics[:5]},
+        etag=previous.etag if previous else None,
     )
     await c.write([profile])
     result.written.append(pid)

@@ -248,19 +248,19 @@ class RecallAPI:
 
 
 async def _touch(c: Components, memories: Sequence[RecalledMemory]) -> None:
-    """Record an access on the recalled facts and insights (no re-embedding)."""
+    """Record an access on the recalled facts and insights: an atomic increment in the store
+    (:meth:`MemoryStore.touch`), never a write-back of the copies read for scoring, so a fact
+    retired meanwhile stays retired and concurrent recalls lose no count."""
     now = utcnow()
-    updated = []
-    for memory in memories:
+    facts = [m for m in memories if isinstance(m.record, Fact)]
+    if not facts:
+        return
+    await c.store.touch(facts[0].record.user_id, [m.record.id for m in facts], now)
+    for memory in facts:
         record = memory.record
-        if isinstance(record, Fact):
-            fresh = record.model_copy(
-                update={"access_count": record.access_count + 1, "last_accessed_at": now}
-            )
-            updated.append(fresh)
-            memory.record = fresh
-    if updated:
-        await c.store.update(updated)
+        assert isinstance(record, Fact)
+        memory.record = record.model_copy(
+            update={"access_count": record.access_count + 1, "last_accessed_at": now})
 
 
 def _names(collections: Sequence[str]) -> list[str]:

@@ -9,7 +9,7 @@ client mixin).
 
 from .api import SessionsAPI
 from .cfr import CFRTools
-from .keeper import MemoryKeeper, SessionEnd
+from .keeper import MemoryKeeper, SessionEnd, SessionState
 from .profile import ProfileUpdate
 from .reflection import ReflectionResult
 
@@ -19,5 +19,6 @@ __all__ = [
     "ProfileUpdate",
     "ReflectionResult",
     "SessionEnd",
+    "SessionState",
     "SessionsAPI",
 ]

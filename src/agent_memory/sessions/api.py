@@ -20,10 +20,19 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ..models import RecordKind, Role, ThreadSummary, Turn, UserProfile, require_scope
+from ..errors import SessionNotFoundError
+from ..models import (
+    RecordKind,
+    Role,
+    SessionStatus,
+    ThreadSummary,
+    Turn,
+    UserProfile,
+    require_scope,
+)
 from ..reasoners.sessions_models import FactRetrieval
 from . import cfr
-from .keeper import MemoryKeeper, SessionEnd
+from .keeper import MemoryKeeper, SessionEnd, SessionState, embed_pending
 from .profile import ProfileUpdate, run_longterm_reflection, set_structured_profile
 from .reflection import ReflectionResult, reflect_pending
 
@@ -46,15 +55,11 @@ class SessionsAPI:
 
         async def connect(self) -> None: ...
 
-    def _keepers(self) -> dict[tuple[str, str], MemoryKeeper]:
-        keepers = self.__dict__.get("_session_keepers")
-        if keepers is None:
-            keepers = self.__dict__["_session_keepers"] = {}
-        return keepers
-
-    def open_session_ids(self, user_id: str) -> list[str]:
-        """Ids of the user's sessions with a live keeper in this client (started, not ended)."""
-        return [sid for uid, sid in self._keepers() if uid == user_id]
+    async def open_session_ids(self, user_id: str) -> list[str]:
+        """Ids of the user's sessions that are started and not ended (from the store: any
+        process or client may have started them), oldest start first."""
+        return [s.thread_id or "" for s in await self.list_sessions(user_id)
+                if s.status == SessionStatus.ACTIVE and s.init_block is not None]
 
     async def start_session(
         self, user_id: str, session_id: str | None = None, *, agent_id: str | None = None
@@ -70,60 +75,88 @@ class SessionsAPI:
         user_id = require_scope(user_id)
         session_id = require_scope(session_id or f"session_{uuid.uuid4().hex[:16]}",
                                    "session_id")
-        await self.session_keeper(user_id, session_id, agent_id=agent_id)
+        await self.connect()
+        await MemoryKeeper.open(self, user_id, session_id, agent_id=agent_id)  # type: ignore[arg-type]
         return session_id
 
     async def session_keeper(
         self, user_id: str, session_id: str, *, agent_id: str | None = None
     ) -> MemoryKeeper:
-        """The live :class:`MemoryKeeper` of a session, opened (started/resumed) on first use."""
-        key = (require_scope(user_id), require_scope(session_id, "session_id"))
-        keeper = self._keepers().get(key)
-        if keeper is None:
-            await self.connect()
-            keeper = await MemoryKeeper.open(self, key[0], key[1], agent_id=agent_id)  # type: ignore[arg-type]
-            self._keepers()[key] = keeper
+        """A :class:`MemoryKeeper` handle on a session, started first when it does not exist.
+        The handle holds no state: every call reads the store."""
+        await self.connect()
+        keeper = self._keeper(user_id, session_id)
+        try:
+            await keeper.record()
+        except SessionNotFoundError:
+            return await MemoryKeeper.open(self, user_id, session_id, agent_id=agent_id)  # type: ignore[arg-type]
         return keeper
+
+    def _keeper(self, user_id: str, session_id: str) -> MemoryKeeper:
+        return MemoryKeeper(self, user_id, session_id)  # type: ignore[arg-type]
 
     async def add_session_turn(
         self, user_id: str, session_id: str, role: str | Role, content: str, *,
         speaker: str | None = None, created_at: datetime | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> Turn:
-        """Add a turn to a live session (durable and full-text searchable on return, embedded
-        in a batch later; prunes every k turns)."""
-        keeper = await self.session_keeper(user_id, session_id)
-        return await keeper.add_turn(role, content, speaker=speaker, created_at=created_at,
-                                     metadata=metadata)
+        """Add a turn to a session (durable and full-text searchable on return, embedded
+        in a batch later; prunes every k turns). A session not started yet is started.
+
+        Raises:
+            InvalidInputError: bad turn, or the session has ended.
+        """
+        await self.connect()
+        keeper = self._keeper(user_id, session_id)
+        try:
+            return await keeper.add_turn(role, content, speaker=speaker,
+                                         created_at=created_at, metadata=metadata)
+        except SessionNotFoundError:
+            keeper = await self.session_keeper(user_id, session_id)
+            return await keeper.add_turn(role, content, speaker=speaker,
+                                         created_at=created_at, metadata=metadata)
 
     async def flush_session_embeddings(
         self, user_id: str, session_id: str | None = None
     ) -> int:
-        """Embed the turns the live sessions of this client stored without vectors yet (all
-        of the user's, or one session's), one batch per session. A dictionary lookup when
-        nothing is pending; the client runs it before every vector or hybrid search.
+        """Embed the user's session turns stored without vectors yet (all of the user's, or
+        one session's), in one batch. One index look-up when nothing is pending; the client
+        runs it before every vector or hybrid search.
 
         Returns:
             How many turns were embedded.
         """
-        done = 0
-        user_id, session_id = user_id.strip(), session_id.strip() if session_id else None
-        for (uid, sid), keeper in list(self._keepers().items()):
-            if uid == user_id and session_id in (None, sid) and keeper.pending_embeddings:
-                done += await keeper.embed_pending()
-        return done
+        await self.connect()
+        user_id = require_scope(user_id)
+        return await embed_pending(self, user_id, session_id)  # type: ignore[arg-type]
 
     async def get_current_context(self, user_id: str, session_id: str) -> str:
-        """The session's context: init block + cumulative summary + active turns."""
-        return (await self.session_keeper(user_id, session_id)).get_current_context()
+        """The session's context: init block + cumulative summary + active turns. Reads only.
+
+        Raises:
+            SessionNotFoundError: no such session.
+        """
+        await self.connect()
+        return await self._keeper(user_id, session_id).get_current_context()
+
+    async def session_state(self, user_id: str, session_id: str) -> SessionState:
+        """The session as stored now (record, buffered and active turns). Reads only.
+
+        Raises:
+            SessionNotFoundError: no such session.
+        """
+        await self.connect()
+        return await self._keeper(user_id, session_id).state()
 
     async def end_session(self, user_id: str, session_id: str) -> SessionEnd:
-        """End a session: flush, complete the summary, reflect (see :class:`MemoryKeeper`)."""
-        keeper = await self.session_keeper(user_id, session_id)
-        try:
-            return await keeper.end_session()
-        finally:
-            self._keepers().pop((keeper.user_id, keeper.session_id), None)
+        """End a session: flush, complete the summary, reflect (see :class:`MemoryKeeper`).
+
+        Raises:
+            SessionNotFoundError: no such session.
+            InvalidInputError: it has already ended.
+        """
+        await self.connect()
+        return await self._keeper(user_id, session_id).end_session()
 
     async def list_sessions(self, user_id: str) -> list[ThreadSummary]:
         """The user's session records, oldest start first."""

@@ -1,51 +1,55 @@
-"""The memory keeper: the context of one live session (seed 001 section 4.2).
+"""The memory keeper: the context of one live session (seed 001 section 4.2), kept in the store.
 
 A session is a thread: ``session_id == thread_id``, and the session record is the thread's
 :class:`~agent_memory.models.ThreadSummary` (``summary_{user_id}_{session_id}``).
 
+Nothing about a session lives in a process. :class:`MemoryKeeper` is a handle (the memory,
+the user id, the session id); every call reads what it needs from the store and writes back
+conditionally, so any process or client can continue any session, and two clients adding turns
+to one session at once produce interactions that cover every turn exactly once.
+
 - :meth:`MemoryKeeper.add_turn` stores the turn before it returns, full-text indexed but not
-  yet embedded (one write transaction, no model call): the turn is durable and found by
-  full-text search at once. Its vector comes later, in one batch with the other pending turns
-  (see "Deferred embedding" below).
-- Every ``k`` (``Settings.k_turn_buffer``) turns not yet folded, the keeper *prunes*: the k
-  turns become an :class:`~agent_memory.models.Interaction` (``author: text`` lines, summary,
-  topics, entities, two vectors, the k turn ids as evidence; id
-  ``interaction_{session_id}_{first seq}``) and the cumulative summary (the session record's
-  ``content``) is updated from the old summary plus those k turns. The pending turns (now
-  embedded), the interaction and the record are written in one atomic batch, and the record's
-  ``watermark_seq`` moves to the last folded turn.
-- The active turns are every turn not yet folded, and never fewer than the last ``N``
+  yet embedded (one write, no model call): the turn is durable and found by full-text search at
+  once; its ``seq`` is assigned where the write commits. Its vector comes later, in one batch
+  with the other pending turns (see "Deferred embedding" below).
+- Every ``k`` (``Settings.k_turn_buffer``) turns after the record's ``folded_seq``, the keeper
+  *prunes*: the k oldest unfolded turns become an :class:`~agent_memory.models.Interaction`
+  (``author: text`` lines, summary, topics, entities, two vectors, the k turn ids as evidence;
+  id ``interaction_{session_id}_{first seq}``) and the cumulative summary (the record's
+  ``content``) folds in those of them after its ``watermark_seq``. The pending turns (now
+  embedded), the interaction and the record are written in one atomic batch, conditional on
+  the record's version and creating the interaction: when another client pruned first, the
+  batch fails whole with :class:`~agent_memory.errors.ConflictError` and the keeper reads the
+  record again (the chunk is then gone or different).
+- ``watermark_seq`` has one meaning for every writer (the last turn folded into ``content``),
+  so the thread-summary step (:func:`~agent_memory.pipeline.generate_thread_summary`) and the
+  keeper both move it forward, each conditionally, and neither overwrites the other.
+- The active turns are every turn after ``folded_seq``, and never fewer than the last ``N``
   (``Settings.n_active_turns``): right after a prune exactly N turns stay verbatim.
-- :meth:`get_current_context` renders init block + summary + active turns
-  (:mod:`.context`).
+- :meth:`MemoryKeeper.get_current_context` renders init block + summary + active turns
+  (:mod:`.context`). It only reads: the context of an unknown session is a
+  :class:`~agent_memory.errors.SessionNotFoundError`.
 
-Suspend / resume (seed 002): everything the context depends on is in the store (the init
-block, the summary, the watermark, the turns), so :meth:`MemoryKeeper.open` in a new process
-rebuilds the same context; a prune that a crash interrupted is redone on open (the
-interaction id is deterministic, so nothing is duplicated).
-
-Deferred embedding. Invariant: every turn at or before the watermark has its vector (a prune
-embeds its turns in the same transaction that moves the watermark). The turns after the
-watermark may not; the keeper embeds its pending turns in one batch (the same index text and
-vectors as :func:`~agent_memory.indexing.build_indexed` gives any turn) when it prunes, when
-the session ends, and on demand (:meth:`MemoryKeeper.embed_pending`, which the client calls
-before a vector or hybrid search of that user). :meth:`MemoryKeeper.open` embeds the turns
-after the watermark of a resumed session, so a crash leaves no turn without a vector once the
-session is resumed (a session never resumed keeps them full-text searchable only).
+Deferred embedding. Invariant: every turn at or before ``folded_seq`` has its vector (a prune
+embeds the pending turns in the transaction that moves it). Turns stored without vectors are
+marked in the store (``RecordQuery(embedded=False)``), so any process finds them with one
+index look-up: the keeper embeds them in one batch when it prunes, when the session ends or is
+resumed, and on demand (:meth:`MemoryKeeper.embed_pending`, which the client runs before a
+vector or hybrid search of that user).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections import deque
+import random
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ..errors import InvalidInputError
-from ..indexing import build_indexed, index_text, previous_turns
+from ..errors import ConflictError, InvalidInputError, SessionNotFoundError
+from ..indexing import build_indexed, index_text
 from ..models import (
     Interaction,
     RecordKind,
@@ -61,11 +65,16 @@ from ..models import (
     utcnow,
 )
 from ..stores.base import Indexed, RecordQuery
+from ..stores.conditional import modify
 from .context import flatten, init_block, render_context
 from .reflection import ReflectionResult, aggregate_no_insight, reflect_session
 
 if TYPE_CHECKING:
     from ..client import AsyncMemory
+
+MAX_CONFLICTS = 20
+"""Conflicts with other clients tolerated by one call before it gives up (each means another
+client made progress on the session)."""
 
 
 class SessionEnd(BaseModel):
@@ -80,6 +89,27 @@ class SessionEnd(BaseModel):
     session: ThreadSummary
     reflection: ReflectionResult
     aggregation: ReflectionResult | None = None
+
+
+class SessionState(BaseModel):
+    """A session as stored at one moment (what the context is rendered from).
+
+    Attributes:
+        record: the session record.
+        buffered: turns stored but not yet folded into an interaction (after ``folded_seq``).
+        active_turns: the turns shown verbatim: the unfolded ones, at least the last N.
+        pending_embeddings: the session's turns stored without vectors yet.
+    """
+
+    record: ThreadSummary
+    buffered: list[Turn]
+    active_turns: list[Turn]
+    pending_embeddings: int
+
+    @property
+    def summary(self) -> str | None:
+        """The cumulative summary, ``None`` before the first fold."""
+        return self.record.content if self.record.watermark_seq >= 0 else None
 
 
 async def build_init_block(memory: AsyncMemory, user_id: str, exclude: str | None) -> str:
@@ -98,110 +128,117 @@ async def build_init_block(memory: AsyncMemory, user_id: str, exclude: str | Non
     return init_block(profile, summaries[-wanted:] if wanted else [])
 
 
+async def _backoff(attempt: int) -> None:
+    await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+
+
 class MemoryKeeper:
-    """The live context of one session. Build with :meth:`open` (starts or resumes).
+    """A handle on one session, stateless: every call works from the store. Build with
+    :meth:`open` (starts or resumes the session).
 
     Attributes:
         user_id / session_id: the scope.
-        record: the session record as last written.
     """
 
-    def __init__(
-        self, memory: AsyncMemory, record: ThreadSummary, buffer: Sequence[Turn],
-        recent: Sequence[Turn], last: Turn | None,
-    ) -> None:
+    def __init__(self, memory: AsyncMemory, user_id: str, session_id: str) -> None:
         self._memory = memory
-        self.record = record
-        self.user_id = record.user_id
-        self.session_id = record.thread_id or ""
-        self._buffer: list[Turn] = list(buffer)
-        # turns after the watermark may lack vectors (a crash, or a previous process)
-        self._pending: list[Turn] = list(buffer)
-        n = memory.settings.n_active_turns
-        self._recent: deque[Turn] = deque(recent, maxlen=n)
-        self._last = last
-        self._next_seq = last.seq + 1 if last is not None else 0
-        self._lock = asyncio.Lock()
+        self.user_id = require_scope(user_id)
+        self.session_id = require_scope(session_id, "session_id")
+        self.record_id = summary_id(self.user_id, self.session_id)
 
     @classmethod
     async def open(
         cls, memory: AsyncMemory, user_id: str, session_id: str, *, agent_id: str | None = None
     ) -> MemoryKeeper:
-        """Start the session, or resume it from the store when its record exists.
+        """Start the session, or resume it from the store when its record exists (a prune
+        a crash interrupted is redone; turns stored without vectors are embedded).
 
         Raises:
             MissingScopeError: blank ids.
             InvalidInputError: the session was already ended.
         """
-        user_id = require_scope(user_id)
-        session_id = require_scope(session_id, "session_id")
+        keeper = cls(memory, user_id, session_id)
         await memory.connect()
-        store = memory.store
-        sid = summary_id(user_id, session_id)
-        found = await store.get(user_id, [sid])
-        record = found[0] if found and isinstance(found[0], ThreadSummary) else None
-        if record is not None and record.status == SessionStatus.COMPLETED:
+        record = await keeper._find()
+        if record is None:
+            record = await keeper._create(agent_id)
+        if record.status == SessionStatus.COMPLETED:
             raise InvalidInputError(
-                f"session {session_id!r} of user {user_id!r} has ended; start a new session id"
+                f"session {keeper.session_id!r} of user {keeper.user_id!r} has ended; start a "
+                "new session id"
             )
-        watermark = record.watermark_seq if record else -1
-        turn_q = RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=session_id)
-        buffer = [t for t in await store.list(user_id, turn_q.model_copy(
-            update={"after_seq": watermark})) if isinstance(t, Turn)]
-        n = memory.settings.n_active_turns
-        recent: list[Turn] = []
-        if n:
-            newest = await store.list(user_id, turn_q.model_copy(
-                update={"newest_first": True, "limit": n}))
-            recent = sorted((t for t in newest if isinstance(t, Turn)), key=lambda t: t.seq)
-        newest_one = await store.list(user_id, turn_q.model_copy(
-            update={"newest_first": True, "limit": 1}))
-        last = newest_one[0] if newest_one and isinstance(newest_one[0], Turn) else None
-        if record is None or record.init_block is None:
-            block = await build_init_block(memory, user_id, session_id)
-            now = utcnow()
-            if record is None:
-                first = buffer[0].created_at if buffer else now
-                record = ThreadSummary(
-                    id=sid, user_id=user_id, thread_id=session_id, agent_id=agent_id,
-                    content=f"Session {session_id} started {first:%Y-%m-%d %H:%M} UTC.",
-                    start_time=first, status=SessionStatus.ACTIVE, init_block=block,
-                    created_at=first, updated_at=now,
-                )
-                await memory.components.write([record])
-            else:
-                record = record.model_copy(update={"init_block": block, "updated_at": now})
-                await store.update([record])
-        keeper = cls(memory, record, buffer, recent, last)
-        k = memory.settings.k_turn_buffer
-        while len(keeper._buffer) >= k:  # a prune interrupted by a crash
-            await keeper._prune(keeper._buffer[:k])
-        await keeper.embed_pending()  # turns a previous process stored without vectors
+        if record.init_block is None:  # the thread was summarised before the session began
+            block = await build_init_block(memory, keeper.user_id, keeper.session_id)
+            await modify(memory.store, keeper.user_id, keeper.record_id,
+                         lambda r: None if r.init_block is not None else r.model_copy(
+                             update={"init_block": block, "updated_at": utcnow()}),
+                         kind=ThreadSummary)
+        await keeper._prune_due()
+        await keeper.embed_pending()
         return keeper
+
+    async def _find(self) -> ThreadSummary | None:
+        found = await self._memory.store.get(self.user_id, [self.record_id])
+        return found[0] if found and isinstance(found[0], ThreadSummary) else None
+
+    async def record(self) -> ThreadSummary:
+        """The session record as stored now.
+
+        Raises:
+            SessionNotFoundError: the session was never started (or was forgotten).
+        """
+        record = await self._find()
+        if record is None:
+            raise SessionNotFoundError(
+                f"no session {self.session_id!r} for user {self.user_id!r}; start it first")
+        return record
+
+    async def _create(self, agent_id: str | None) -> ThreadSummary:
+        """Create the session record; when another client created it first, read theirs."""
+        memory = self._memory
+        block = await build_init_block(memory, self.user_id, self.session_id)
+        first = await memory.store.list(self.user_id, self._turns(limit=1))
+        now = utcnow()
+        start = first[0].created_at if first else now
+        record = ThreadSummary(
+            id=self.record_id, user_id=self.user_id, thread_id=self.session_id,
+            agent_id=agent_id,
+            content=f"Session {self.session_id} started {start:%Y-%m-%d %H:%M} UTC.",
+            start_time=start, status=SessionStatus.ACTIVE, init_block=block,
+            created_at=start, updated_at=now,
+        )
+        try:
+            (stored,) = await memory.components.write([record])
+        except ConflictError:
+            return await self.record()
+        assert isinstance(stored, ThreadSummary)
+        return stored
+
+    def _turns(self, **fields: Any) -> RecordQuery:
+        return RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=self.session_id,
+                           **fields)
 
     # -- turns ------------------------------------------------------------------------------
 
-    @property
-    def active_turns(self) -> list[Turn]:
-        """The turns shown verbatim: the unfolded ones, at least the last N."""
-        if len(self._buffer) >= len(self._recent):
-            return list(self._buffer)
-        return list(self._recent)
+    async def state(self) -> SessionState:
+        """The session as stored now (record, buffered and active turns). Reads only.
 
-    @property
-    def buffered(self) -> int:
-        """Turns stored but not yet folded into an interaction."""
-        return len(self._buffer)
-
-    @property
-    def pending_embeddings(self) -> int:
-        """Turns this keeper stored (or found after the watermark) not yet embedded."""
-        return len(self._pending)
-
-    @property
-    def summary(self) -> str | None:
-        """The cumulative summary, ``None`` before the first prune."""
-        return self.record.content if self.record.watermark_seq >= 0 else None
+        Raises:
+            SessionNotFoundError: no such session.
+        """
+        store = self._memory.store
+        record = await self.record()
+        buffered = [t for t in await store.list(
+            self.user_id, self._turns(after_seq=record.folded_seq)) if isinstance(t, Turn)]
+        n = self._memory.settings.n_active_turns
+        recent: list[Turn] = []
+        if n and len(buffered) < n:
+            newest = await store.list(self.user_id, self._turns(newest_first=True, limit=n))
+            recent = sorted((t for t in newest if isinstance(t, Turn)), key=lambda t: t.seq)
+        pending = await store.count(self.user_id, self._turns(embedded=False))
+        active = buffered if len(buffered) >= len(recent) else recent
+        return SessionState(record=record, buffered=buffered, active_turns=active,
+                            pending_embeddings=pending)
 
     async def add_turn(
         self,
@@ -212,16 +249,16 @@ class MemoryKeeper:
         created_at: datetime | None = None,
         metadata: dict[str, Any] | None = None,
     ) -> Turn:
-        """Store one turn durably (full-text indexed, embedded later); prune when k turns
-        are waiting.
+        """Store one turn durably (full-text indexed, embedded later; ``seq`` assigned where
+        the write commits); prune when k turns are waiting.
 
-        Without a prune this is one write transaction and no model call: the session state
-        (next ``seq``, previous turn, record) is kept in memory, not read back.
+        Without a prune this is one write and no model call.
 
         Returns:
             The stored :class:`Turn`.
 
         Raises:
+            SessionNotFoundError: the session was never started.
             InvalidInputError (and subclasses): bad role/content, or the session has ended;
                 nothing is written.
             EmbedderError / ReasonerError: the prune failed; the turn itself is stored and
@@ -229,60 +266,39 @@ class MemoryKeeper:
         """
         from ..client import TurnInput
 
-        async with self._lock:
-            if self.record.status == SessionStatus.COMPLETED:
-                raise InvalidInputError(f"session {self.session_id!r} has ended")
-            item = TurnInput(
-                user_id=self.user_id, thread_id=self.session_id, role=role, content=content,
-                speaker=speaker, agent_id=self.record.agent_id, created_at=created_at,
-                metadata=metadata or {}, seq=self._next_seq,
-            )
-            self._memory._validate(item)
-            turn = item.to_turn(self._next_seq)
-            await self._memory.store.put([Indexed(record=turn, text=await self._text(turn))])
-            self._next_seq += 1
-            self._last = turn
-            self._buffer.append(turn)
-            self._pending.append(turn)
-            self._recent.append(turn)
-            after = getattr(self._memory, "_after_turns", None)
-            if after is not None:  # the client's automatic-processing hook, as add_turns
-                await after([turn])
-            if len(self._buffer) >= self._memory.settings.k_turn_buffer:
-                await self._prune(self._buffer[: self._memory.settings.k_turn_buffer])
-            return turn
-
-    async def _text(self, turn: Turn) -> str:
-        """The turn's full-text entry: the product's index text, with its previous turn as
-        :func:`~agent_memory.indexing.previous_turns` picks it (here from memory, no read)."""
-        batch = [self._last, turn] if self._last is not None else [turn]
-        return index_text(turn, (await previous_turns(batch)).get(turn.id),
-                          self._memory.settings.turn_context_tokens)
+        memory = self._memory
+        record = await self.record()
+        if record.status == SessionStatus.COMPLETED:
+            raise InvalidInputError(f"session {self.session_id!r} has ended")
+        item = TurnInput(
+            user_id=self.user_id, thread_id=self.session_id, role=role, content=content,
+            speaker=speaker, agent_id=record.agent_id, created_at=created_at,
+            metadata=metadata or {},
+        )
+        memory.validate_turn(item)
+        turn = item.to_turn(-1)
+        last = await memory.store.list(self.user_id, self._turns(newest_first=True, limit=1))
+        previous = last[0] if last and isinstance(last[0], Turn) else None
+        text = index_text(turn, previous, memory.settings.turn_context_tokens)
+        (stored,) = await memory.store.put([Indexed(record=turn, text=text)])
+        assert isinstance(stored, Turn)
+        await memory._after_turns([stored])
+        waiting = await memory.store.count(self.user_id, self._turns(after_seq=record.folded_seq))
+        if waiting >= memory.settings.k_turn_buffer:
+            await self._prune_due()
+        return stored
 
     async def embed_pending(self) -> int:
-        """Embed the pending turns now, in one batch (a cheap no-op when there are none).
+        """Embed the session's turns stored without vectors, in one batch (one index look-up
+        when there are none).
 
         Returns:
-            How many turns were embedded.
+            How many turns were embedded (turns another client embedded meanwhile excluded).
 
         Raises:
             EmbedderError: the model failed; the turns stay pending (and full-text indexed).
         """
-        if not self._pending:
-            return 0
-        async with self._lock:
-            turns = await self._pending_records()
-            if turns:
-                await self._memory.store.put(await self._index(turns))
-            self._pending = []
-            return len(turns)
-
-    async def _pending_records(self) -> list[Turn]:
-        """The pending turns as stored now (deleted ones skipped, later updates kept)."""
-        if not self._pending:
-            return []
-        found = await self._memory.store.get(self.user_id, [t.id for t in self._pending])
-        return [t for t in found if isinstance(t, Turn)]
+        return await embed_pending(self._memory, self.user_id, self.session_id)
 
     async def _index(self, records: Sequence[Any]) -> list[Indexed]:
         """Index text and vectors exactly as every other write path (one embedding call)."""
@@ -290,73 +306,142 @@ class MemoryKeeper:
         return await build_indexed(records, c.embedder, store=c.store,
                                    context_tokens=c.settings.turn_context_tokens)
 
-    async def _prune(self, chunk: Sequence[Turn]) -> Interaction:
-        """Fold ``chunk`` (the oldest unfolded turns) into an interaction and the summary."""
+    async def _prune_due(self, *, final: bool = False) -> list[Interaction]:
+        """Fold every full chunk of k unfolded turns (with ``final``, the rest as well),
+        re-reading the record after a conflict with another client."""
+        k = self._memory.settings.k_turn_buffer
+        made: list[Interaction] = []
+        conflicts = 0
+        while True:
+            record = await self.record()
+            chunk = [t for t in await self._memory.store.list(
+                self.user_id, self._turns(after_seq=record.folded_seq, limit=k))
+                if isinstance(t, Turn)]
+            if not chunk or (len(chunk) < k and not final):
+                return made
+            try:
+                made.append(await self._fold(record, chunk))
+            except ConflictError:
+                conflicts += 1
+                if conflicts >= MAX_CONFLICTS:
+                    raise
+                await _backoff(conflicts)
+
+    async def _fold(self, record: ThreadSummary, chunk: Sequence[Turn]) -> Interaction:
+        """Fold ``chunk`` (the oldest unfolded turns) into an interaction and the summary;
+        one atomic, conditional write."""
         c = self._memory.components
         draft = await c.reasoner.describe_interaction(chunk)
-        folded = await c.reasoner.summarize_thread(self.summary, chunk,
-                                                   c.settings.summary_max_tokens)
         ids = [t.id for t in chunk]
         interaction = Interaction(
             id=f"interaction_{self.session_id}_{chunk[0].seq}",
-            user_id=self.user_id, thread_id=self.session_id, agent_id=self.record.agent_id,
+            user_id=self.user_id, thread_id=self.session_id, agent_id=record.agent_id,
             content=flatten(chunk), summary=draft.summary, topics=draft.topics,
             entities=draft.entities, evidence=ids, created_at=chunk[0].created_at,
             metadata={"first_seq": chunk[0].seq, "last_seq": chunk[-1].seq},
         )
-        record = self.record.model_copy(update={
-            "content": folded.text,
-            "key_topics": folded.key_topics[:5],
-            "watermark_seq": chunk[-1].seq,
-            "turn_count": self.record.turn_count + len(chunk),
-            # the session's time is conversation time (replays may carry past dates)
-            "start_time": (chunk[0].created_at if self.record.watermark_seq < 0
-                           else self.record.start_time),
-            "end_time": chunk[-1].created_at,
-            "evidence": merge_ids(self.record.evidence, ids),
-            "updated_at": utcnow(),
-        })
-        # the pending turns get their vectors in the transaction that moves the watermark
-        turns = await self._pending_records()
-        await c.store.put(await self._index([*turns, interaction, record]))
-        self._pending = []
-        self.record = record
-        self._buffer = [t for t in self._buffer if t.seq > chunk[-1].seq]
+        update: dict[str, Any] = {"folded_seq": chunk[-1].seq, "updated_at": utcnow(),
+                                  # the session's time is conversation time
+                                  "end_time": max(chunk[-1].created_at,
+                                                  record.end_time or chunk[-1].created_at)}
+        new = [t for t in chunk if t.seq > record.watermark_seq]
+        if new:
+            summary = record.content if record.watermark_seq >= 0 else None
+            folded = await c.reasoner.summarize_thread(summary, new,
+                                                       c.settings.summary_max_tokens)
+            update |= {
+                "content": folded.text,
+                "key_topics": folded.key_topics[:5],
+                "watermark_seq": new[-1].seq,
+                "turn_count": record.turn_count + len(new),
+                "start_time": (new[0].created_at if record.watermark_seq < 0
+                               else record.start_time),
+                "evidence": merge_ids(record.evidence, (t.id for t in new)),
+            }
+        pending = [t for t in await c.store.list(
+            self.user_id, self._turns(after_seq=record.folded_seq, embedded=False))
+            if isinstance(t, Turn)]
+        await c.store.put(await self._index([*pending, interaction,
+                                             record.model_copy(update=update)]))
         return interaction
 
     # -- context and end ----------------------------------------------------------------------
 
-    def get_current_context(self) -> str:
-        """The context: init block + cumulative summary + active turns (see :mod:`.context`)."""
-        return render_context(self.record.init_block or "", self.summary, self.active_turns)
+    async def get_current_context(self) -> str:
+        """The context: init block + cumulative summary + active turns (see :mod:`.context`).
+        Reads only.
+
+        Raises:
+            SessionNotFoundError: no such session.
+        """
+        state = await self.state()
+        return render_context(state.record.init_block or "", state.summary, state.active_turns)
 
     async def end_session(self) -> SessionEnd:
         """Flush the buffer (a partial interaction), complete the record, run session
         reflection, then aggregation of no-insight sessions when enough have gathered.
 
         Raises:
-            InvalidInputError: the session has already ended.
+            SessionNotFoundError: no such session.
+            InvalidInputError: the session has already ended (also when another client ended
+                it during this call).
             ReasonerError: reflection failed (the session stays completed with reflection
                 ``pending``; :func:`.reflection.reflect_pending` retries it).
         """
-        async with self._lock:
-            if self.record.status == SessionStatus.COMPLETED:
-                raise InvalidInputError(f"session {self.session_id!r} has already ended")
-            if self._buffer:
-                await self._prune(list(self._buffer))
+        record = await self.record()
+        if record.status == SessionStatus.COMPLETED:
+            raise InvalidInputError(f"session {self.session_id!r} has already ended")
+        await self._prune_due(final=True)
+        await self.embed_pending()
+        ended: list[bool] = []
+
+        def complete(r: ThreadSummary) -> ThreadSummary | None:
+            ended.clear()
+            if r.status == SessionStatus.COMPLETED:
+                return None
+            ended.append(True)
             now = utcnow()
-            self.record = self.record.model_copy(update={
-                "status": SessionStatus.COMPLETED,
-                "end_time": self.record.end_time or now,
-                "updated_at": now,
-            })
-            await self._memory.store.update([self.record])
+            return r.model_copy(update={"status": SessionStatus.COMPLETED,
+                                        "end_time": r.end_time or now, "updated_at": now})
+
+        await modify(self._memory.store, self.user_id, self.record_id, complete,
+                     kind=ThreadSummary)
+        if not ended:
+            raise InvalidInputError(f"session {self.session_id!r} has already ended")
         c = self._memory.components
         reflection = await reflect_session(c, self.user_id, self.session_id)
         aggregation = None
         if reflection.reflection_flag == "no-insight":
             aggregation = await aggregate_no_insight(c, self.user_id)
-        found = await self._memory.store.get(self.user_id, [self.record.id])
-        if found and isinstance(found[0], ThreadSummary):
-            self.record = found[0]
-        return SessionEnd(session=self.record, reflection=reflection, aggregation=aggregation)
+        return SessionEnd(session=await self.record(), reflection=reflection,
+                          aggregation=aggregation)
+
+
+async def embed_pending(memory: AsyncMemory, user_id: str, thread_id: str | None = None) -> int:
+    """Embed the user's turns (of one thread, or all) stored without vectors, in one batch.
+
+    A turn another client embedded meanwhile makes the conditional write fail; the look-up
+    then runs again (at most :data:`MAX_CONFLICTS` times).
+
+    Returns:
+        How many turns this call embedded.
+
+    Raises:
+        EmbedderError: the model failed; the turns stay pending (and full-text indexed).
+    """
+    query = RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id, embedded=False)
+    c = memory.components
+    for attempt in range(MAX_CONFLICTS):
+        turns = [t for t in await c.store.list(user_id, query) if isinstance(t, Turn)]
+        if not turns:
+            return 0
+        indexed = await build_indexed(turns, c.embedder, store=c.store,
+                                      context_tokens=c.settings.turn_context_tokens)
+        try:
+            await c.store.put(indexed)
+        except ConflictError:
+            await _backoff(attempt)
+            continue
+        return len(turns)
+    raise ConflictError(f"pending turns of user {user_id!r} kept changing; gave up after "
+                        f"{MAX_CONFLICTS} attempts")

@@ -30,6 +30,7 @@ from ..pipeline.context import Components
 from ..reasoners.sessions_models import InsightNote
 from ..reasoners.structured import describe_validation_error
 from ..stores.base import RecordQuery
+from ..stores.conditional import modify
 
 STRUCTURED_ONLY = "(structured profile only)"
 """Profile text used when only the structured part has been set."""
@@ -117,10 +118,13 @@ async def run_longterm_reflection(
         sources=sources, evidence=evidence,
         watermark=previous.watermark if previous else None,
         created_at=previous.created_at if previous else now, updated_at=now, metadata=metadata,
+        etag=previous.etag if previous else None,
     )
-    await c.write([profile])
-    await c.store.update([f.model_copy(update={"processed": True, "updated_at": now})
-                          for f in insights])
+    (profile,) = await c.write([profile])
+    for insight in insights:
+        await modify(c.store, user_id, insight.id,
+                     lambda f: f.model_copy(update={"processed": True, "updated_at": now}),
+                     kind=Fact)
     return ProfileUpdate(profile=profile, merged=[f.id for f in insights])
 
 
@@ -141,5 +145,5 @@ async def set_structured_profile(
                               structured=structured, created_at=now, updated_at=now)
     else:
         profile = previous.model_copy(update={"structured": structured, "updated_at": now})
-    await c.write([profile])
+    (profile,) = await c.write([profile])
     return profile

@@ -11,7 +11,7 @@
 - :func:`aggregate_no_insight`: once ``Settings.min_sessions_for_aggregation`` completed
   sessions are ``no-insight`` (and not yet aggregated), their turns are reflected on together;
   the sessions become ``processed`` when that yields insights, else they are marked
-  ``metadata["aggregated_at"]`` and not gathered again.
+  ``aggregated_at`` and not gathered again.
 
 Insight ids are deterministic (``insight_{digest of the session ids}_{n}``): a reflection
 re-run after a crash overwrites instead of duplicating.
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -39,6 +39,7 @@ from ..models import (
 )
 from ..pipeline.context import Components
 from ..stores.base import RecordQuery
+from ..stores.conditional import modify
 
 
 class ReflectionResult(BaseModel):
@@ -141,11 +142,10 @@ async def reflect_session(c: Components, user_id: str, session_id: str) -> Refle
         return ReflectionResult(session_ids=[session_id], reflection_flag=flag, insights=stored)
     result = await _reflect(c, user_id, [session])
     status = (ReflectionStatus.PROCESSED if result.insights else ReflectionStatus.NO_INSIGHT)
-    await c.store.update([session.model_copy(update={
-        "reflection_status": status,
-        "insight_ids": [f.id for f in result.insights],
-        "updated_at": utcnow(),
-    })])
+    change = {"reflection_status": status, "insight_ids": [f.id for f in result.insights],
+              "updated_at": utcnow()}
+    await modify(c.store, user_id, session.id, lambda s: s.model_copy(update=change),
+                 kind=ThreadSummary)
     return result
 
 
@@ -161,7 +161,7 @@ async def aggregate_no_insight(c: Components, user_id: str) -> ReflectionResult 
         s for s in summaries
         if isinstance(s, ThreadSummary) and s.status == SessionStatus.COMPLETED
         and s.reflection_status == ReflectionStatus.NO_INSIGHT
-        and "aggregated_at" not in s.metadata
+        and s.aggregated_at is None
     ]
     if len(waiting) < c.settings.min_sessions_for_aggregation:
         return None
@@ -169,15 +169,12 @@ async def aggregate_no_insight(c: Components, user_id: str) -> ReflectionResult 
     result = await _reflect(c, user_id, waiting)
     now = utcnow()
     ids = [f.id for f in result.insights]
-    updates = []
+    change: dict[str, Any] = {"aggregated_at": now, "updated_at": now}
+    if ids:
+        change |= {"reflection_status": ReflectionStatus.PROCESSED, "insight_ids": ids}
     for session in waiting:
-        metadata = {**session.metadata, "aggregated_at": now.isoformat(),
-                    "aggregated_with": result.session_ids}
-        change = {"metadata": metadata, "updated_at": now}
-        if ids:
-            change |= {"reflection_status": ReflectionStatus.PROCESSED, "insight_ids": ids}
-        updates.append(session.model_copy(update=change))
-    await c.store.update(updates)
+        await modify(c.store, user_id, session.id,
+                     lambda s: s.model_copy(update=change), kind=ThreadSummary)
     return result
 
 

@@ -4,6 +4,19 @@ Everything shared (validation, embedding, ranking fusion, pipeline logic) lives 
 seam; a store only persists records with their vectors and answers scoped queries. Every
 method takes the ``user_id`` partition first and never reads outside it.
 
+Concurrency, in terms a server-side store (Azure Cosmos DB for NoSQL, PostgreSQL) implements
+natively:
+
+- **Versions.** Every record a store returns carries its version in ``etag`` (Cosmos DB's
+  ``_etag``; a version column elsewhere). Writing back a read copy is conditional on it
+  (``If-Match``); a stale write raises :class:`~agent_memory.errors.ConflictError` and changes
+  nothing. A record without an ``etag`` is created, and creating an existing id is a conflict
+  too, so a read-then-create race has one winner.
+- **Turn order.** A turn written with ``seq < 0`` gets its thread's next ``seq`` where the
+  write commits; ``(user_id, thread_id, seq)`` is unique.
+- **Atomicity** is promised within one user's partition only (as Cosmos DB transactional
+  batches are): a batch is applied whole or not at all per user.
+
 Vectors are L2-normalised float32 arrays of the store's dimension; a record may carry several,
 one per *field* (``"content"`` for everything, ``"summary"`` for interactions, ...). The
 full-text index holds one text per record (``Indexed.text``, BM25-ranked).
@@ -50,6 +63,10 @@ class RecordQuery(BaseModel):
         agent_id: only records of this agent *or* shared ones (``agent_id`` null).
         since / until: ``created_at`` bounds, inclusive / exclusive.
         after_seq: turns with ``seq`` greater than this (incremental steps).
+        updated_after: records whose ``updated_at`` is later than this (incremental steps;
+            not a vector-search filter).
+        embedded: ``False``: only records stored without vectors (a session's turns whose
+            embedding is deferred); ``True``: only records with vectors.
         content_hash: only facts with this hash.
         categories: only facts/insights in these categories.
         include_superseded: include facts retired by reconciliation (default False).
@@ -68,6 +85,8 @@ class RecordQuery(BaseModel):
     since: datetime | None = None
     until: datetime | None = None
     after_seq: int | None = None
+    updated_after: datetime | None = None
+    embedded: bool | None = None
     content_hash: str | None = None
     categories: frozenset[str] | None = None
     include_superseded: bool = False
@@ -103,8 +122,9 @@ class Scored:
 
     Attributes:
         record: the record.
-        score: cosine similarity in [-1, 1] (vector search) or BM25 relevance, higher is better
-            (full-text search; SQLite's ``bm25()`` negated).
+        score: the signal's raw score, higher is better: cosine similarity in [-1, 1] for
+            vector search; for full-text search the backend's relevance (SQLite: FTS5 BM25;
+            Cosmos DB: ``FullTextScore``), comparable within one result list only.
         field: the vector field that matched (vector search), else ``None``.
     """
 
@@ -117,8 +137,10 @@ class MemoryStore(ABC):
     """The backend contract. Implementations: :class:`~agent_memory.stores.sqlite.SQLiteStore`.
 
     Lifecycle: ``await store.open(spec)`` once (creates or migrates the schema, checks the
-    embedding model), then the operations, then ``await store.close()``. Every write is
-    atomic: a batch is stored whole or not at all. Every read is scoped to one ``user_id``.
+    embedding model), then the operations, then ``await store.close()``. Writes are atomic
+    per user (a batch is stored whole or not at all within each user's partition) and
+    conditional on versions (see the module docstring). Every read is scoped to one
+    ``user_id``.
 
     Capabilities (``capabilities``) name optional behaviour a backend supports, so the
     conformance suite can skip what a backend declares it lacks.
@@ -146,23 +168,63 @@ class MemoryStore(ABC):
         """The embedding model and dimension this store was built with."""
 
     @abstractmethod
-    async def put(self, items: Sequence[Indexed]) -> None:
-        """Upsert records (by ``(user_id, id)``) with their index text and vectors, atomically.
+    async def put(self, items: Sequence[Indexed], *, overwrite: bool = False
+                  ) -> list[MemoryRecord]:
+        """Write records (by ``(user_id, id)``) with their index text and vectors, atomically
+        per user.
+
+        A record with an ``etag`` replaces the stored one only if the stored version is still
+        that ``etag``; a record without one is created and must not exist yet, unless
+        ``overwrite`` (bulk copies between stores). A turn with ``seq < 0`` gets its thread's
+        next ``seq`` where the write commits.
+
+        Returns:
+            The records as stored, with their new ``etag`` and assigned ``seq``, in order.
 
         Raises:
+            ConflictError: a version differs, a record to create exists, or a turn's explicit
+                ``seq`` is taken; nothing is written.
             DimensionMismatchError: a vector's length is not the store's dimension.
         """
 
     @abstractmethod
-    async def update(self, records: Sequence[MemoryRecord]) -> int:
+    async def update(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         """Replace the stored documents of existing records, keeping their index text and
-        vectors (for flags, access statistics, supersede fields: nothing is re-embedded).
+        vectors (for flags, supersede fields, status: nothing is re-embedded), each only if
+        its stored version is still the record's ``etag``. Atomic per user.
 
-        Records that do not exist (by ``(user_id, id)``) are skipped. Atomic.
+        Records that no longer exist (by ``(user_id, id)``) are skipped.
 
         Returns:
-            How many records were updated.
+            The records as stored, with their new ``etag``.
+
+        Raises:
+            ConflictError: a stored version differs; nothing is written.
+            InvalidInputError: a record has no ``etag`` (it was not read from a store).
         """
+
+    async def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> int:
+        """Count one access on each fact or insight in ``ids``: ``access_count + 1`` and
+        ``last_accessed_at = at``, as an atomic increment (concurrent recalls never lose one;
+        Cosmos DB: a patch ``incr`` operation).
+
+        This default re-reads and writes each record conditionally, retrying on conflicts;
+        stores override it with an in-place increment.
+
+        Returns:
+            How many records were touched (other kinds and unknown ids are skipped).
+        """
+        from ..models import Fact
+        from .conditional import modify
+
+        user_id = require_scope(user_id)
+        done = 0
+        for record in await self.get(user_id, list(dict.fromkeys(ids))):
+            if isinstance(record, Fact):
+                await modify(self, user_id, record.id, lambda f: f.model_copy(update={
+                    "access_count": f.access_count + 1, "last_accessed_at": at}), kind=Fact)
+                done += 1
+        return done
 
     @abstractmethod
     async def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
@@ -204,10 +266,12 @@ class MemoryStore(ABC):
     async def text_search(
         self, user_id: str, text: str, query: RecordQuery, k: int
     ) -> list[Scored]:
-        """BM25 full-text search over the user's records matching ``query``; best first.
+        """Full-text search over the user's records matching ``query``; best first.
 
-        Any word of ``text`` may match (terms are OR-ed); punctuation and query syntax in
-        ``text`` are treated as plain words, never as operators.
+        ``text`` is plain text: punctuation and query syntax in it are never operators. How
+        words are matched and ranked is the backend's (SQLite: FTS5 BM25 over the query's
+        words; Cosmos DB: ``FullTextScore`` over the same words); scores are comparable within
+        one result list only.
         """
 
     async def speakers(self, user_id: str) -> list[str]:

@@ -29,6 +29,10 @@ Migration 3 (automatic processing, issue 5): ``job_counters``, ``jobs``, ``job_m
 Migration 4 (search at scale): ``records_by_speaker``, a partial index of turns by
 ``(user_id, speaker)``, so the distinct speakers of a partition are found by skipping through
 the index (one seek per name) instead of reading every turn.
+
+Migration 5 (concurrency): ``records.etag`` (record versions for conditional writes),
+``records.updated_at`` with an index, a unique ``(user_id, thread_id, seq)`` of turns, control
+fields out of ``metadata`` (:mod:`.versions_schema`).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from ...errors import EmbeddingMismatchError, NotAStoreError, SchemaVersionError
 from ...models import utcnow
 from ..base import EmbeddingSpec
 from .jobs_schema import migration_003_jobs
+from .versions_schema import migration_005_versions
 
 APPLICATION_ID = 0x414D454D
 """``PRAGMA application_id`` of our files (ASCII ``AMEM``), so ``file(1)`` and we can tell."""
@@ -139,6 +144,7 @@ Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[Migration] = [
     _m001_initial, _m002_collections, migration_003_jobs, _m004_speakers,
+    migration_005_versions,
 ]
 """Every migration in order; migration ``i`` (1-based) brings ``user_version`` to ``i``."""
 

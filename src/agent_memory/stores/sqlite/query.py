@@ -83,6 +83,11 @@ def where_clause(user_id: str, query: RecordQuery) -> tuple[str, list[Any]]:
     if query.until is not None:
         clauses.append("r.created_at < ?")
         params.append(as_utc(query.until).timestamp())
+    if query.updated_after is not None:
+        clauses.append("r.updated_at > ?")
+        params.append(as_utc(query.updated_after).timestamp())
+    if query.embedded is not None:
+        clauses.append("r.pending IS NULL" if query.embedded else "r.pending = 1")
     if query.after_seq is not None:
         clauses.append("r.seq > ?")
         params.append(query.after_seq)
@@ -102,8 +107,8 @@ def where_clause(user_id: str, query: RecordQuery) -> tuple[str, list[Any]]:
 
 
 def record_row(record: MemoryRecord) -> tuple[Any, ...]:
-    """The ``records`` columns of a record: ``doc`` at index 11, ``collection`` (migration 2)
-    after it."""
+    """The ``records`` columns of a record: ``doc`` at index 11, then ``collection``
+    (migration 2), ``etag`` and ``updated_at`` (migration 5)."""
     fact = record if isinstance(record, Fact) else None
     try:
         doc = record.model_dump_json()
@@ -123,6 +128,8 @@ def record_row(record: MemoryRecord) -> tuple[Any, ...]:
         fact.superseded_by if fact else None,
         doc,
         record.collection,
+        record.etag,
+        record.updated_at.timestamp(),
     )
 
 

@@ -21,6 +21,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,8 @@ from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_e
 from .query import match_expression, query_terms, record_row, vector_blob, where_clause
 from .terms import TermBudget
 from .vectors import UserVectors, VectorCache, VectorIndex, VectorRow
+from .writes import seq_conflict, stamp
+from .writes import touch as touch_facts
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
 _BUSY_TIMEOUT_S = 5.0
@@ -221,12 +224,21 @@ class SQLiteStore(MemoryStore):
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def put(self, items: Sequence[Indexed]) -> None:
-        """Upsert records with their index text and vectors in one transaction.
+    async def put(self, items: Sequence[Indexed], *, overwrite: bool = False
+                  ) -> list[MemoryRecord]:
+        """Write records with their index text and vectors in one transaction.
 
-        An upsert replaces the record's document, its full-text entry and all its vectors.
+        A record with an ``etag`` replaces the stored one only if that is still the version
+        read; a record without one is created (see :meth:`MemoryStore.put`). A turn with
+        ``seq < 0`` gets its thread's next ``seq`` inside the transaction. A write replaces
+        the record's document, its full-text entry and all its vectors.
+
+        Returns:
+            The records as stored (new ``etag``, assigned ``seq``), in the order of ``items``.
 
         Raises:
+            ConflictError: a version differs, a record to create exists, or a turn's explicit
+                ``seq`` is taken; nothing is written.
             DimensionMismatchError: a vector's length is not the store's dimension.
             InvalidInputError: an item is not :class:`Indexed`, has a blank id, a vector with
                 NaN, or text that cannot be stored; nothing is written.
@@ -246,15 +258,11 @@ class SQLiteStore(MemoryStore):
                     raise InvalidInputError(f"record {record.id!r}: vector field must be a name")
                 what = f"record {record.id!r} field {name!r}"
                 blobs.append((record.user_id, record.id, name, vector_blob(vector, dim, what)))
-            prepared.append((record_row(record), item.index_text, blobs))
+            prepared.append((record, item.index_text, blobs))
         if not prepared:
-            return
+            return []
+        stored: list[MemoryRecord] = []
         upserts: dict[str, dict[str, list[VectorRow]]] = {}
-        for row, _, blobs in prepared:
-            upserts.setdefault(row[0], {})[row[1]] = [
-                VectorRow(row[1], name, blob, *row[2:5], row[6], row[5], *row[7:11], row[12])
-                for _, _, name, blob in blobs
-            ]
         with self._lock:
             conn = self._require_conn()
             versions: dict[str, int] = {}
@@ -262,37 +270,58 @@ class SQLiteStore(MemoryStore):
                 with self._translate("put"):
                     conn.execute("BEGIN IMMEDIATE")
                     try:
-                        for row, text, blobs in prepared:
-                            self._write_one(conn, row, text, blobs)
+                        for record, text, blobs in prepared:
+                            record = stamp(conn, record, overwrite=overwrite)
+                            row = record_row(record)
+                            self._write_one(conn, row, text, blobs, pending=not blobs)
+                            stored.append(record)
+                            upserts.setdefault(row[0], {})[row[1]] = [
+                                VectorRow(row[1], name, blob, *row[2:5], row[6], row[5],
+                                          *row[7:11], row[12])
+                                for _, _, name, blob in blobs
+                            ]
                         versions = self._bump(conn, set(upserts))
                         conn.execute("COMMIT")
+                    except sqlite3.IntegrityError as exc:
+                        conn.execute("ROLLBACK")
+                        conflict = seq_conflict(exc, [r.id for r, _, _ in prepared])
+                        if conflict is not None:
+                            raise conflict from exc
+                        raise
                     except BaseException:
                         conn.execute("ROLLBACK")
                         raise
             finally:
-                for user, rows in upserts.items():
-                    self._after_write(user, versions.get(user), rows, ())
+                if versions:
+                    for user, rows in upserts.items():
+                        self._after_write(user, versions.get(user), rows, ())
+                else:
+                    for user in {r.user_id for r, _, _ in prepared}:
+                        self._cache.invalidate(user)
+        return stored
 
     @staticmethod
     def _write_one(
-        conn: sqlite3.Connection, row: tuple[Any, ...], text: str, blobs: list[tuple[Any, ...]]
+        conn: sqlite3.Connection, row: tuple[Any, ...], text: str, blobs: list[tuple[Any, ...]],
+        *, pending: bool = False,
     ) -> None:
         (rid,) = conn.execute(
             """
             INSERT INTO records (user_id, id, kind, thread_id, agent_id, seq, created_at,
                                  content_hash, category, processed, superseded_by, doc,
-                                 collection)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 collection, etag, updated_at, pending)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, id) DO UPDATE SET
                 kind = excluded.kind, thread_id = excluded.thread_id,
                 agent_id = excluded.agent_id, seq = excluded.seq,
                 created_at = excluded.created_at, content_hash = excluded.content_hash,
                 category = excluded.category, processed = excluded.processed,
                 superseded_by = excluded.superseded_by, doc = excluded.doc,
-                collection = excluded.collection
+                collection = excluded.collection, etag = excluded.etag,
+                updated_at = excluded.updated_at, pending = excluded.pending
             RETURNING rid
             """,
-            row,
+            (*row, 1 if pending else None),
         ).fetchone()
         conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rid,))
         conn.execute("INSERT INTO records_fts (rowid, text) VALUES (?, ?)", (rid, text))
@@ -335,30 +364,36 @@ class SQLiteStore(MemoryStore):
         else:
             self._cache.put(user_id, cached.after_write(version, upserts, deleted))
 
-    async def update(self, records: Sequence[MemoryRecord]) -> int:
+    async def update(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         """Replace the documents (and filter columns) of existing records in one transaction,
-        leaving their full-text entries and vectors as they are.
+        each only if its stored version is still the record's ``etag``; full-text entries
+        and vectors stay as they are.
 
         When a filter column changes (kind, thread, agent, created_at, seq, content_hash,
         category, processed, superseded_by), the user's version counter moves and cached vector
         views learn the new values; a document-only change (access statistics) moves nothing.
 
         Returns:
-            How many records existed and were updated.
+            The records as stored (new ``etag``); records that no longer exist are skipped.
 
         Raises:
-            InvalidInputError: an item is not a record; nothing is written.
+            ConflictError: a stored version differs from the record's ``etag``; nothing is
+                written.
+            InvalidInputError: an item is not a record or has no ``etag`` (it was never read
+                from a store); nothing is written.
             StoreError: the database failed; nothing is written.
         """
-        rows = []
         for record in records:
             if not isinstance(record, MemoryRecord):
                 raise InvalidInputError(f"update expects records, got {type(record).__name__}")
-            rows.append(record_row(record))
-        if not rows:
-            return 0
+            if record.etag is None:
+                raise InvalidInputError(
+                    f"update of record {record.id!r} needs its etag: write back a copy of a "
+                    "record read from the store")
+        if not records:
+            return []
         changed: dict[str, set[str]] = {}
-        updated = 0
+        written: list[MemoryRecord] = []
         with self._lock:
             conn = self._require_conn()
             versions: dict[str, int] = {}
@@ -366,23 +401,25 @@ class SQLiteStore(MemoryStore):
             with self._translate("update"):
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    for row in rows:
+                    for record in records:
                         old = conn.execute(
                             "SELECT kind, thread_id, agent_id, seq, created_at, content_hash, "
                             "category, processed, superseded_by, collection FROM records "
                             "WHERE user_id = ? AND id = ?",
-                            row[:2],
+                            (record.user_id, record.id),
                         ).fetchone()
                         if old is None:
                             continue
+                        record = stamp(conn, record)
+                        row = record_row(record)
                         conn.execute(
                             "UPDATE records SET kind = ?, thread_id = ?, agent_id = ?, seq = ?, "
                             "created_at = ?, content_hash = ?, category = ?, processed = ?, "
-                            "superseded_by = ?, doc = ?, collection = ? "
-                            "WHERE user_id = ? AND id = ?",
+                            "superseded_by = ?, doc = ?, collection = ?, etag = ?, "
+                            "updated_at = ? WHERE user_id = ? AND id = ?",
                             (*row[2:], *row[:2]),
                         )
-                        updated += 1
+                        written.append(record)
                         if tuple(old) != (*row[2:11], row[12]):
                             changed.setdefault(row[0], set()).add(row[1])
                     if changed:
@@ -397,7 +434,23 @@ class SQLiteStore(MemoryStore):
                     raise
             for user, by_id in upserts.items():
                 self._after_write(user, versions.get(user), by_id, ())
-        return updated
+        return written
+
+    async def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> int:
+        """Count one access on each fact/insight in ``ids`` in place (see
+        :meth:`MemoryStore.touch`)."""
+        user_id = require_scope(user_id)
+        with self._lock:
+            conn = self._require_conn()
+            with self._translate("touch"):
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    done = touch_facts(conn, user_id, list(ids), at)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+        return len(done)
 
     @staticmethod
     def _vector_rows(

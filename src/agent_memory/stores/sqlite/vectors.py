@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from ...errors import InvalidInputError
 from ...models import as_utc
 from ..base import RecordQuery
 from .projection import candidate_count
@@ -191,6 +192,10 @@ class VectorIndex:
     def record_mask(self, query: RecordQuery) -> np.ndarray | None:
         """Mask over records matching ``query`` (``None``: every record matches)."""
         masks: list[np.ndarray] = []
+        if query.updated_after is not None:
+            raise InvalidInputError("vector search cannot filter on updated_after")
+        if query.embedded is False:  # every record here has vectors
+            return np.zeros(len(self.ids), dtype=bool)
         if query.kinds is not None:
             wanted = {str(k) for k in query.kinds}
             present = self.kind.lookup.keys()
