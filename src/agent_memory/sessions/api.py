@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from .. import validation as check
+from ..errors import InvalidInputError
 from ..models import RecordKind, Role, ThreadSummary, Turn, UserProfile, require_scope
 from ..reasoners.sessions_models import FactRetrieval
 from . import cfr
@@ -70,6 +72,7 @@ class SessionsAPI:
         user_id = require_scope(user_id)
         session_id = require_scope(session_id or f"session_{uuid.uuid4().hex[:16]}",
                                    "session_id")
+        check.optional_scope(agent_id, "agent_id")
         await self.session_keeper(user_id, session_id, agent_id=agent_id)
         return session_id
 
@@ -78,6 +81,7 @@ class SessionsAPI:
     ) -> MemoryKeeper:
         """The live :class:`MemoryKeeper` of a session, opened (started/resumed) on first use."""
         key = (require_scope(user_id), require_scope(session_id, "session_id"))
+        check.optional_scope(agent_id, "agent_id")
         keeper = self._keepers().get(key)
         if keeper is None:
             await self.connect()
@@ -91,7 +95,22 @@ class SessionsAPI:
         metadata: dict[str, Any] | None = None,
     ) -> Turn:
         """Add a turn to a live session (durable and full-text searchable on return, embedded
-        in a batch later; prunes every k turns)."""
+        in a batch later; prunes every k turns).
+
+        Raises:
+            InvalidInputError (subclasses): bad scope ids, role, content (blank, a lone
+                surrogate, longer than ``Settings.max_content_chars``), ``created_at`` or
+                ``metadata``; checked before the session is opened, so nothing is written.
+        """
+        require_scope(user_id)
+        require_scope(session_id, "session_id")
+        Role.parse(role)
+        check.content(content, self.components.settings.max_content_chars, "turn content")
+        if speaker is not None:
+            check.text(speaker, "speaker")
+        check.optional_moment(created_at, "created_at")
+        if metadata is not None and not isinstance(metadata, dict):
+            raise InvalidInputError("metadata must be a dict")
         keeper = await self.session_keeper(user_id, session_id)
         return await keeper.add_turn(role, content, speaker=speaker, created_at=created_at,
                                      metadata=metadata)
@@ -107,7 +126,8 @@ class SessionsAPI:
             How many turns were embedded.
         """
         done = 0
-        user_id, session_id = user_id.strip(), session_id.strip() if session_id else None
+        user_id = require_scope(user_id)
+        session_id = check.optional_scope(session_id, "session_id")
         for (uid, sid), keeper in list(self._keepers().items()):
             if uid == user_id and session_id in (None, sid) and keeper.pending_embeddings:
                 done += await keeper.embed_pending()
@@ -166,7 +186,16 @@ class SessionsAPI:
     async def retrieve_facts_detailed(
         self, user_id: str, query: str, *, max_rounds: int = cfr.DEFAULT_MAX_ROUNDS
     ) -> FactRetrieval:
-        """Contextual fact retrieval, as a structured result (answer, items, tool calls)."""
+        """Contextual fact retrieval, as a structured result (answer, items, tool calls).
+
+        Raises:
+            MissingScopeError / InvalidScopeError: a bad ``user_id``.
+            EmptyContentError / InvalidTextError: a blank query or a lone surrogate in it.
+            InvalidNumberError: ``max_rounds`` is not from 1 to 20.
+        """
+        require_scope(user_id)
+        check.text(query, "query", required=True)
+        check.count(max_rounds, "max_rounds", maximum=20)
         await self.connect()
         return await cfr.retrieve(self.components, user_id, query, max_rounds)
 
