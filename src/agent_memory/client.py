@@ -201,6 +201,23 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         if item.seq is not None:
             check.count(item.seq, "seq", minimum=0, maximum=2**62)
 
+    async def validate_turns(
+        self, items: Iterable[TurnInput | Turn | Mapping[str, Any]]
+    ) -> list[TurnInput]:
+        """Check turns exactly as :meth:`add_turns` does, without writing anything (a bulk
+        ingest checks every turn before its first write this way).
+
+        Returns:
+            The turns as :class:`TurnInput`, in order.
+
+        Raises:
+            InvalidInputError (subclasses): the first bad turn, as :meth:`add_turns` would.
+        """
+        inputs = [_as_input(item) for item in items]
+        for item in inputs:
+            self._validate(item)
+        return inputs
+
     async def add_turns(self, items: Iterable[TurnInput | Turn | Mapping[str, Any]]) -> list[Turn]:
         """Store turns durably, embedded and indexed, in one atomic batch.
 
