@@ -285,3 +285,18 @@ def test_a_closed_sync_memory_raises_a_typed_error(store, local_embedder):
         with pytest.raises(ClientClosedError, match="after close"):
             call()
     memory.close()  # still safe
+
+
+async def test_ingest_checks_every_chunk_before_the_first_write(store, local_embedder):
+    from agent_memory.ingest import ThreadBatch, ingest_threads
+
+    def thread(name: str, content: str = "A turn that fits.") -> ThreadBatch:
+        return ThreadBatch("newcomer", name, [
+            {"user_id": "newcomer", "thread_id": name, "role": "user", "content": content}])
+
+    before = dump(store)
+    batches = [thread("a"), thread("b"), thread("c", TOO_LONG)]  # one chunk per thread
+    async with AsyncMemory.open(settings(store), embedder=local_embedder) as memory:
+        with pytest.raises(ContentTooLargeError):
+            await ingest_threads(memory, batches, chunk_turns=1)
+    assert dump(store) == before

@@ -143,7 +143,6 @@ def register(app: typer.Typer) -> None:
                    "(time-to-live).")] = None,
                yes: Annotated[bool, typer.Option("--yes", help="Do not ask.")] = False) -> None:
         """Hard-delete a user's data, one thread, or raw turns past a time-to-live."""
-        from datetime import timedelta
 
         if thread and turns_older_than is not None:
             err_console.print("give --thread or --turns-older-than, not both")
@@ -160,7 +159,7 @@ def register(app: typer.Typer) -> None:
                     return await memory.forget_thread(user, thread)
                 if turns_older_than is not None:
                     return await memory.expire_turns(
-                        user, older_than=timedelta(days=turns_older_than))
+                        user, older_than=turns_older_than * 86_400)  # days -> seconds
                 return await memory.forget_user(user)
 
         report = asyncio.run(run())
