@@ -15,6 +15,7 @@ from typing import Any, Self, TypeVar
 
 from .client import AsyncMemory
 from .config import Settings
+from .errors import ClientClosedError
 
 T = TypeVar("T")
 
@@ -73,8 +74,9 @@ class Memory:
         return self._async.settings
 
     def close(self) -> None:
-        """Close the store and stop the loop thread. Safe to call twice."""
-        if self._loop.thread.is_alive():
+        """Close the store and stop the loop thread. Safe to call twice; any other call
+        afterwards raises :class:`~agent_memory.errors.ClientClosedError`."""
+        if self._loop.thread.is_alive() and not self._loop.loop.is_closed():
             self._loop.run(self._async.close())
             self._loop.stop()
 
@@ -90,6 +92,8 @@ def _forward(name: str) -> Any:
 
     @functools.wraps(target)
     def method(self: Memory, *args: Any, **kwargs: Any) -> Any:
+        if self._loop.loop.is_closed():
+            raise ClientClosedError(f"Memory.{name}() called after close(); open a new Memory")
         return self._loop.run(getattr(self._async, name)(*args, **kwargs))
 
     return method

@@ -17,11 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from . import validation as check
 from .config import Settings
 from .consistency.api import ConsistencyAPI
 from .embedders import get_embedder
 from .embedders.base import Embedder
-from .errors import ContentTooLargeError, EmptyContentError, InvalidInputError
+from .errors import InvalidInputError
 from .indexing import build_indexed, previous_turns
 from .models import (
     MemoryRecord,
@@ -79,17 +80,18 @@ class TurnInput(BaseModel):
     seq: int | None = None
 
     def to_turn(self, seq: int) -> Turn:
-        """The :class:`Turn` to store: scopes stripped, ``id`` and ``created_at`` defaulted
-        (a fresh ``turn_...`` id; now, UTC), at position ``seq`` of its thread.
+        """The :class:`Turn` to store: ``id`` and ``created_at`` defaulted (a fresh
+        ``turn_...`` id; now, UTC), at position ``seq`` of its thread. Scope ids are used as
+        given, never stripped.
 
         Raises:
-            InvalidInputError (subclasses): blank scopes, empty content, unknown role.
+            InvalidInputError (subclasses): bad scopes, empty content, unknown role.
         """
         now = utcnow()
         return Turn(
             id=self.id or new_id("turn"),
-            user_id=self.user_id.strip(),
-            thread_id=self.thread_id.strip(),
+            user_id=require_scope(self.user_id),
+            thread_id=require_scope(self.thread_id, "thread_id"),
             agent_id=self.agent_id,
             role=self.role,
             speaker=self.speaker,
@@ -111,10 +113,16 @@ def _as_input(item: TurnInput | Turn | Mapping[str, Any]) -> TurnInput:
             created_at=item.created_at, metadata=item.metadata, id=item.id,
             seq=item.seq if item.seq >= 0 else None,
         )
+    fields = dict(item)
     try:
-        return TurnInput.model_validate(dict(item))
+        return TurnInput.model_validate(fields)
     except ValidationError as exc:
-        raise InvalidInputError(f"invalid turn: {exc.errors()[0]['msg']}") from exc
+        where = str(exc.errors()[0]["loc"][0]) if exc.errors()[0]["loc"] else "turn"
+        if where in ("user_id", "thread_id", "agent_id"):
+            require_scope(fields.get(where), where)
+        if where == "content":
+            check.text(fields.get(where), "turn content", required=True)
+        raise InvalidInputError(f"invalid turn: {where}: {exc.errors()[0]['msg']}") from exc
 
 
 class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
@@ -190,14 +198,31 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         """
         require_scope(item.user_id)
         require_scope(item.thread_id, "thread_id")
+        check.optional_scope(item.agent_id, "agent_id")
         Role.parse(item.role)
-        if not item.content or not item.content.strip():
-            raise EmptyContentError("turn content must not be empty")
-        if len(item.content) > self.settings.max_content_chars:
-            raise ContentTooLargeError(
-                f"turn content is {len(item.content)} characters; the limit is "
-                f"{self.settings.max_content_chars} (Settings.max_content_chars)"
-            )
+        check.content(item.content, self.settings.max_content_chars, "turn content")
+        if item.speaker is not None:
+            check.text(item.speaker, "speaker")
+        check.optional_moment(item.created_at, "created_at")
+        if item.seq is not None:
+            check.count(item.seq, "seq", minimum=0, maximum=2**62)
+
+    async def validate_turns(
+        self, items: Iterable[TurnInput | Turn | Mapping[str, Any]]
+    ) -> list[TurnInput]:
+        """Check turns exactly as :meth:`add_turns` does, without writing anything (a bulk
+        ingest checks every turn before its first write this way).
+
+        Returns:
+            The turns as :class:`TurnInput`, in order.
+
+        Raises:
+            InvalidInputError (subclasses): the first bad turn, as :meth:`add_turns` would.
+        """
+        inputs = [_as_input(item) for item in items]
+        for item in inputs:
+            self.validate_turn(item)
+        return inputs
 
     async def add_turns(self, items: Iterable[TurnInput | Turn | Mapping[str, Any]]) -> list[Turn]:
         """Store turns durably, embedded and indexed, in one atomic batch.
@@ -222,14 +247,14 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         by_user: dict[str, list[str]] = {}
         for item in inputs:
             if item.id:
-                by_user.setdefault(item.user_id.strip(), []).append(item.id)
+                by_user.setdefault(item.user_id, []).append(item.id)
         for user_id, ids in by_user.items():
             for record in await self.store.get(user_id, ids):
                 if isinstance(record, Turn):
                     existing[(user_id, record.id)] = record
         turns: list[Turn] = []
         for item in inputs:
-            prior = existing.get((item.user_id.strip(), item.id)) if item.id else None
+            prior = existing.get((item.user_id, item.id)) if item.id else None
             if prior is not None:  # an idempotent re-add: same position, conditional replace
                 seq = item.seq if item.seq is not None else prior.seq
                 turns.append(item.to_turn(seq).model_copy(update={"etag": prior.etag}))
@@ -277,14 +302,20 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
     ) -> Turn:
         """Store one turn; see :meth:`add_turns` (``fields``: speaker, agent_id, created_at,
         metadata, id, seq)."""
-        return (await self.add_turns([TurnInput(
+        return (await self.add_turns([dict(
             user_id=user_id, thread_id=thread_id, role=role, content=content, **fields
         )]))[0]
 
     async def get_thread(self, user_id: str, thread_id: str, k: int | None = None) -> list[Turn]:
-        """The turns of a thread in order; with ``k``, only the last ``k``."""
+        """The turns of a thread in order; with ``k``, only the last ``k``.
+
+        Raises:
+            MissingScopeError / InvalidScopeError: bad scope ids.
+            InvalidNumberError: ``k`` is not from 1 to ``MAX_K`` (1,000).
+        """
         user_id = require_scope(user_id)
         thread_id = require_scope(thread_id, "thread_id")
+        k = check.optional_count(k, "k")
         await self.connect()
         query = RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id,
                             newest_first=k is not None, limit=k)
@@ -304,21 +335,32 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         newest_first: bool = False,
         limit: int | None = None,
     ) -> list[MemoryRecord]:
-        """The user's records matching the filters, ordered by ``created_at``."""
+        """The user's records matching the filters, ordered by ``created_at``.
+
+        Raises:
+            MissingScopeError / InvalidScopeError: bad scope ids.
+            UnknownOptionError: an unknown kind. InvalidTimeError: a bad ``since``/``until``.
+            InvalidNumberError: ``limit`` is not from 1 to ``MAX_K`` (1,000).
+        """
         user_id = require_scope(user_id)
-        await self.connect()
         query = RecordQuery(
-            kinds=frozenset(RecordKind(k) for k in kinds) if kinds else None,
-            thread_id=thread_id, agent_id=agent_id, since=since, until=until,
-            include_superseded=include_superseded, newest_first=newest_first, limit=limit,
+            kinds=check.options(RecordKind, kinds, "kind") if kinds else None,
+            thread_id=check.optional_scope(thread_id, "thread_id"),
+            agent_id=check.optional_scope(agent_id, "agent_id"),
+            since=check.optional_moment(since, "since"),
+            until=check.optional_moment(until, "until"),
+            include_superseded=include_superseded, newest_first=newest_first,
+            limit=check.optional_count(limit, "limit"),
         )
+        await self.connect()
         return await self.store.list(user_id, query)
 
     async def get_summary(self, user_id: str, thread_id: str) -> ThreadSummary | None:
         """The thread's summary, or ``None`` before ``generate_thread_summary`` ran."""
         user_id = require_scope(user_id)
         await self.connect()
-        found = await self.store.get(user_id, [summary_id(user_id, require_scope(thread_id))])
+        found = await self.store.get(
+            user_id, [summary_id(user_id, require_scope(thread_id, "thread_id"))])
         return found[0] if found and isinstance(found[0], ThreadSummary) else None
 
     async def get_profile(self, user_id: str) -> UserProfile | None:
@@ -345,14 +387,28 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         include_superseded: bool = False,
     ) -> list[Hit]:
         """Vector, full-text or hybrid (RRF) search over the user's records; see
-        :func:`agent_memory.retrieval.search.search`."""
-        await self.connect()
+        :func:`agent_memory.retrieval.search.search`.
+
+        Raises:
+            MissingScopeError / InvalidScopeError: bad scope ids.
+            EmptyContentError / InvalidTextError: a blank query, or one with a lone surrogate.
+            UnknownOptionError: an unknown mode or kind.
+            InvalidNumberError: ``k`` is not from 1 to ``MAX_K`` (1,000).
+            InvalidTimeError: a ``since``/``until`` out of range in UTC.
+        """
+        user_id = require_scope(user_id)
         filters = SearchFilters(
-            kinds=frozenset(RecordKind(x) for x in kinds) if kinds else None,
-            thread_id=thread_id, agent_id=agent_id, since=since, until=until,
+            kinds=check.options(RecordKind, kinds, "kind") if kinds else None,
+            thread_id=check.optional_scope(thread_id, "thread_id"),
+            agent_id=check.optional_scope(agent_id, "agent_id"),
+            since=check.optional_moment(since, "since"),
+            until=check.optional_moment(until, "until"),
             include_superseded=include_superseded,
         )
-        request = SearchRequest(query=query, mode=SearchMode(mode), k=k, filters=filters)
+        request = SearchRequest(query=check.text(query, "search query", required=True),
+                                mode=check.option(SearchMode, mode, "search mode"),
+                                k=check.count(k, "k"), filters=filters)
+        await self.connect()
         if request.mode != SearchMode.TEXT:  # live sessions' turns get their vectors
             await self.flush_session_embeddings(user_id, thread_id)
         return await search(self.store, self.embedder, user_id, request,

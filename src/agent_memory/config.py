@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -117,6 +117,13 @@ class Settings(BaseSettings):
     dedup_every_n: int = Field(default=0, ge=0)
     vector_index: Literal["exact", "pca", "hnsw"] = "pca"  # hnsw: agent-memory[ann]
     text_match_budget: int = Field(default=2_000, ge=0)  # see stores/sqlite/terms.py
+
+    @field_validator("store")
+    @classmethod
+    def _store(cls, value: str) -> str:
+        if "\x00" in value:
+            raise ValueError("the store path holds a NUL byte")
+        return value
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

@@ -5,11 +5,17 @@ Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it:
     AgentMemoryError
     ├── InvalidInputError          bad input; nothing was written
     │   ├── MissingScopeError      no (or a blank) user_id / thread_id where one is required
+    │   │   └── InvalidScopeError  a scope id that is not a clean string (see below)
     │   ├── EmptyContentError      empty or whitespace-only content
     │   ├── ContentTooLargeError   content longer than the configured limit
     │   ├── UnknownRoleError       a role outside user / assistant / tool / system
     │   ├── DimensionMismatchError a vector whose length is not the store's dimension
-    │   └── ProfileSchemaError     a structured profile that fails its pydantic model
+    │   ├── ProfileSchemaError     a structured profile that fails its pydantic model
+    │   ├── UnknownOptionError     a kind / mode / strategy / state outside its allowed values
+    │   ├── InvalidNumberError     a count out of range (k <= 0, k > 1,000), NaN or infinity
+    │   ├── InvalidTextError       text that is not valid Unicode (a lone surrogate)
+    │   ├── InvalidTimeError       a datetime that cannot be converted to UTC (overflow)
+    │   └── ClientClosedError      a sync ``Memory`` used after ``close()``
     ├── ConfigError                a setting that cannot be used (bad value, missing key)
     ├── StoreError                 the store could not do what was asked
     │   ├── NotAStoreError         the file is not an agent-memory store (or is corrupt)
@@ -22,6 +28,11 @@ Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it:
     │   └── ModelUnavailableError  local weights / runtime missing
     └── ReasonerError              a reasoning step failed
         └── MalformedOutputError   an LLM kept answering with output that fails validation
+
+Scope ids (``user_id``, ``thread_id``, ``agent_id``, ``session_id``) are used exactly as given:
+one with surrounding whitespace or a control character (``'victim '``, ``'victim\\x1f'``,
+``'\\x00'``), a lone surrogate or a non-string value raises :class:`InvalidScopeError`; it is
+never stripped into another user's id.
 
 SDK errors (``sqlite3``, ``openai``, ``azure.cosmos``) are translated where they enter the
 library; the original is kept as ``__cause__``.
@@ -130,3 +141,35 @@ class ConflictError(StoreError):
     def __init__(self, message: str, ids: list[str] | None = None) -> None:
         super().__init__(message)
         self.ids = list(ids or [])
+class InvalidScopeError(MissingScopeError):
+    """A scope id (``user_id``, ``thread_id``, ``agent_id``, ``session_id``) is given but is not
+    a clean string: not a ``str``, surrounded by whitespace, holding a control character
+    (``\\x00``-``\\x1f``, ``\\x7f``-``\\x9f``) or a lone surrogate. Ids are never stripped, so
+    ``'victim '`` cannot read user ``victim``'s records. A :class:`MissingScopeError`, so one
+    ``except`` clause catches every unusable scope."""
+
+
+class UnknownOptionError(InvalidInputError):
+    """A named option (record kind, search mode, recall strategy, relevance source, job
+    state, ...) is not one of its allowed values; the message lists them."""
+
+
+class InvalidNumberError(InvalidInputError):
+    """A number is out of its range: a count such as ``k`` below 1 or above its maximum, or a
+    float that is NaN or infinite."""
+
+
+class InvalidTextError(InvalidInputError):
+    """Text (content, query, context) is not a string or cannot be encoded as UTF-8 (it holds
+    a lone surrogate such as ``"\\ud800"``)."""
+
+
+class InvalidTimeError(InvalidInputError):
+    """A datetime (or time-to-live) cannot be used: converting it to UTC, or subtracting it
+    from now, leaves the range of ``datetime`` (e.g. ``datetime.max`` with a negative
+    offset, year 1 with a positive one)."""
+
+
+class ClientClosedError(InvalidInputError):
+    """A sync :class:`~agent_memory.Memory` was called after :meth:`~agent_memory.Memory.close`
+    (its event-loop thread is stopped); open a new one."""

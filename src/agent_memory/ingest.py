@@ -69,14 +69,17 @@ async def ingest_threads(
     facts, and finally update each user's profile.
 
     Turns are stored in chunks of whole threads of about ``chunk_turns`` turns (each chunk one
-    atomic batch and one embedding pass).
+    atomic batch and one embedding pass). Every turn of every thread is checked
+    (:meth:`AsyncMemory.validate_turns`) before the first chunk is written, so bad input
+    anywhere stores nothing.
 
     Raises:
-        InvalidInputError: a turn is invalid; chunks stored before it stay stored.
+        InvalidInputError: a turn is invalid; nothing is stored.
     """
     import time
 
     batches = list(threads)
+    await memory.validate_turns(turn for batch in batches for turn in batch.turns)
     progress = progress or Progress()
     progress.start(len(batches))
     report = IngestReport()

@@ -31,7 +31,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from .errors import EmptyContentError, MissingScopeError, UnknownRoleError
+from .errors import EmptyContentError, UnknownRoleError
+from .validation import scope
 
 PROFILE_THREAD_ID = "__user_summary__"
 """``thread_id`` given to the user profile, which spans every thread (seed 000)."""
@@ -86,10 +87,15 @@ def profile_id(user_id: str) -> str:
 
 
 def require_scope(value: str | None, name: str = "user_id") -> str:
-    """Return ``value`` stripped, or raise :class:`MissingScopeError` when it is missing/blank."""
-    if value is None or not isinstance(value, str) or not value.strip():
-        raise MissingScopeError(f"{name} is required and must be a non-empty string")
-    return value.strip()
+    """Return the scope id ``value`` unchanged (never stripped); see
+    :func:`agent_memory.validation.scope`.
+
+    Raises:
+        MissingScopeError: ``value`` is missing or blank.
+        InvalidScopeError: not a string, surrounding whitespace, a control character or a
+            lone surrogate.
+    """
+    return scope(value, name)
 
 
 class Role(StrEnum):

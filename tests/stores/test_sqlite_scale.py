@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +10,7 @@ import pytest
 from agent_memory.errors import ConfigError
 from agent_memory.models import Turn
 from agent_memory.stores.base import EmbeddingSpec, Indexed, RecordQuery
-from agent_memory.stores.sqlite import SCHEMA_VERSION, SQLiteStore
+from agent_memory.stores.sqlite import SQLiteStore
 from agent_memory.stores.sqlite.projection import Projection
 from agent_memory.stores.sqlite.terms import TermBudget
 
@@ -97,27 +96,6 @@ async def test_speakers_come_from_the_index(tmp_path: Path) -> None:
         "WHERE user_id = 'alice' AND kind = 'turn'"))
     assert "records_by_speaker" in plan
     await store.close()
-
-
-async def test_a_version_3_file_gains_the_speaker_index(tmp_path: Path) -> None:
-    path = tmp_path / "m.db"
-    store = SQLiteStore(path)
-    await store.open(SPEC)
-    await store.put([turn(0, "hi", speaker="Ann"), turn(1, "hey", speaker="Bo")])
-    await store.close()
-    with sqlite3.connect(path) as conn:  # roll the file back to migration 3
-        conn.execute("DROP INDEX records_by_speaker")
-        conn.execute("PRAGMA user_version = 3")
-    conn.close()
-    store = SQLiteStore(path)
-    await store.open(SPEC)
-    assert await store.speakers("alice") == ["Ann", "Bo"]
-    await store.close()
-    with sqlite3.connect(path) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
-        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
-    conn.close()
-    assert "records_by_speaker" in names
 
 
 def test_settings_default_matches_the_store_default() -> None:

@@ -60,17 +60,26 @@ def _settings(store: Path | None, **overrides: Any) -> Settings:
 
 
 def handles_errors(func):
-    """Turn our errors into one red line and exit code 2."""
+    """Turn our errors into one line on stderr, ``error: <ErrorClass>: <message>`` (newlines
+    in the message folded, never wrapped, no traceback), and exit code 2. Every command is
+    wrapped (``tests/cli`` checks it through :data:`HANDLES_ERRORS`)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except AgentMemoryError as exc:
-            err_console.print(f"[red]error:[/] {type(exc).__name__}: {exc}")
+            message = str(exc).replace("\r", " ").replace("\n", " ")
+            err_console.print(f"error: {type(exc).__name__}: {message}", style="red",
+                              markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
+    setattr(wrapper, HANDLES_ERRORS, True)
     return wrapper
+
+
+HANDLES_ERRORS = "__agent_memory_handles_errors__"
+"""Attribute :func:`handles_errors` sets on the commands it wraps."""
 
 
 @app.command()

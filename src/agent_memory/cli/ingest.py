@@ -64,6 +64,8 @@ def run_ingest(path: Path, fmt: str, settings: Settings, *, pipeline: bool = Tru
 
     async def run() -> IngestReport:
         async with AsyncMemory.open(settings) as memory:
+            # every turn checked before the progress display and the first write
+            await memory.validate_turns(t for batch in batches for t in batch.turns)
             return await ingest_with_progress(memory, batches, pipeline=pipeline)
 
     report = asyncio.run(run())

@@ -105,29 +105,33 @@ def register(app: typer.Typer) -> None:
                max_attempts: Annotated[int, typer.Option("--max-attempts", min=1)] = 5,
                poll: Annotated[float, typer.Option("--poll", min=0.01, help="Idle poll "
                                                    "interval (seconds).")] = 1.0) -> None:
-        """Run queued processing jobs (summaries, facts, profile, reconciliation)."""
-        from ..jobs import Worker, WorkerConfig, queue_for
+        """Run queued processing jobs (summaries, facts, profile, reconciliation).
+
+        SIGINT (Ctrl-C) or SIGTERM stops the worker: the job in progress goes back to the
+        queue (lease released, the attempt not counted) and the command exits with status 0.
+        """
+        from ..jobs import Worker, WorkerConfig, queue_for, run_until_signalled
 
         config = WorkerConfig(lease_seconds=lease, max_attempts=max_attempts, poll_seconds=poll)
 
         async def run():
             async with _memory(store) as memory:
                 w = Worker(memory.components, queue_for(memory.store), config=config)
-                err_console.print(f"worker {w.worker_id} started")
-                stop = asyncio.Event()
-                task = asyncio.create_task(w.run(until_idle=until_idle, stop=stop))
-                try:
-                    return await task
-                except asyncio.CancelledError:
-                    stop.set()
-                    return []
+                outcomes = await run_until_signalled(
+                    w, until_idle=until_idle,
+                    started=lambda: err_console.print(f"worker {w.worker_id} started"))
+                if w.interrupted:
+                    err_console.print(f"worker {w.worker_id} stopped by a signal")
+                return outcomes
 
         try:
             outcomes = asyncio.run(run())
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # Ctrl-C while the store was still opening: nothing claimed
             raise typer.Exit(130) from None
         done = sum(o.state == "done" for o in outcomes)
-        console.print(f"{len(outcomes)} jobs claimed, {done} done")
+        released = sum(o.state == "released" for o in outcomes)
+        console.print(f"{len(outcomes)} jobs claimed, {done} done"
+                      + (f", {released} released" if released else ""))
 
     @app.command()
     @handles_errors
@@ -139,7 +143,6 @@ def register(app: typer.Typer) -> None:
                    "(time-to-live).")] = None,
                yes: Annotated[bool, typer.Option("--yes", help="Do not ask.")] = False) -> None:
         """Hard-delete a user's data, one thread, or raw turns past a time-to-live."""
-        from datetime import timedelta
 
         if thread and turns_older_than is not None:
             err_console.print("give --thread or --turns-older-than, not both")
@@ -156,7 +159,7 @@ def register(app: typer.Typer) -> None:
                     return await memory.forget_thread(user, thread)
                 if turns_older_than is not None:
                     return await memory.expire_turns(
-                        user, older_than=timedelta(days=turns_older_than))
+                        user, older_than=turns_older_than * 86_400)  # days -> seconds
                 return await memory.forget_user(user)
 
         report = asyncio.run(run())

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from .. import validation as check
 from ..errors import ConfigError
 from ..jobs import (
     Job,
@@ -25,7 +26,7 @@ from ..jobs import (
     count_turns,
     queue_for,
 )
-from ..models import Fact, Turn
+from ..models import Fact, Turn, require_scope
 from . import audit, forget
 from .audit import FactHistory
 from .forget import ForgetReport
@@ -58,7 +59,14 @@ class ConsistencyAPI:
     async def reconcile_memories(self, user_id: str, n: int = 50) -> ReconcileResult:
         """Merge duplicates and retire contradicted facts among the ``n`` most recent active
         facts; ``result.model_dump()`` is ``{"kept", "merged", "contradicted"}``. See
-        :mod:`agent_memory.consistency.reconcile`."""
+        :mod:`agent_memory.consistency.reconcile`.
+
+        Raises:
+            MissingScopeError / InvalidScopeError: a bad ``user_id``.
+            InvalidNumberError: ``n`` is not from 1 to ``MAX_K`` (1,000).
+        """
+        require_scope(user_id)
+        check.count(n, "n")
         await self.connect()
         return await reconcile_memories(self.components, user_id, n)
 
@@ -67,7 +75,10 @@ class ConsistencyAPI:
 
         Raises:
             RecordNotFoundError: no such fact for the user.
+            InvalidInputError: a bad ``user_id`` or ``fact_id``.
         """
+        require_scope(user_id)
+        check.record_id(fact_id, "fact_id")
         await self.connect()
         return await audit.history(self.store, user_id, fact_id)
 
@@ -76,8 +87,11 @@ class ConsistencyAPI:
         pinned against later reconciliation).
 
         Raises:
-            RecordNotFoundError: no such fact. InvalidInputError: the fact is active.
+            RecordNotFoundError: no such fact. InvalidInputError: the fact is active, or a bad
+                ``user_id`` / ``fact_id``.
         """
+        require_scope(user_id)
+        check.record_id(fact_id, "fact_id")
         await self.connect()
         return await audit.restore(self.store, user_id, fact_id)
 
@@ -90,18 +104,44 @@ class ConsistencyAPI:
             return None
 
     async def forget_thread(self, user_id: str, thread_id: str) -> ForgetReport:
-        """Hard-delete a thread's records, jobs, counters and watermarks; returns counts."""
+        """Hard-delete a thread's records, jobs, counters and watermarks; returns counts.
+
+        Raises:
+            MissingScopeError / InvalidScopeError: a bad ``user_id`` or ``thread_id``.
+        """
+        require_scope(user_id)
+        require_scope(thread_id, "thread_id")
         await self.connect()
         return await forget.forget_thread(self.store, self._queue_or_none(), user_id, thread_id)
 
     async def forget_user(self, user_id: str) -> ForgetReport:
-        """Hard-delete everything of a user (all records, jobs, counters, watermarks)."""
+        """Hard-delete everything of a user (all records, jobs, counters, watermarks).
+
+        Raises:
+            MissingScopeError / InvalidScopeError: a bad ``user_id``.
+        """
+        require_scope(user_id)
         await self.connect()
         return await forget.forget_user(self.store, self._queue_or_none(), user_id)
 
     async def expire_turns(self, user_id: str, *, older_than: timedelta | float | None = None,
                            before: datetime | None = None) -> ForgetReport:
-        """Hard-delete the user's raw turns older than a time-to-live (or a cut-off)."""
+        """Hard-delete the user's raw turns older than a time-to-live (or a cut-off).
+
+        Args:
+            older_than: the time-to-live, a ``timedelta`` or seconds (finite, >= 0).
+            before: an explicit cut-off instead (exclusive).
+
+        Raises:
+            MissingScopeError / InvalidScopeError: a bad ``user_id``.
+            InvalidNumberError: a NaN, infinite or negative ``older_than``.
+            InvalidTimeError: a cut-off out of range (before year 1, or overflowing in UTC).
+            InvalidInputError: neither or both of ``older_than`` / ``before``.
+        """
+        require_scope(user_id)
+        if older_than is not None:
+            older_than = check.age(older_than, "older_than")
+        before = check.optional_moment(before, "before")
         await self.connect()
         return await forget.expire_turns(self.store, user_id, older_than=older_than,
                                          before=before)
@@ -116,14 +156,25 @@ class ConsistencyAPI:
 
     async def jobs(self, user_id: str | None = None,
                    states: Sequence[JobState | str] | None = None) -> list[Job]:
-        """Stored jobs (optionally of one user, in some states), in queue order."""
+        """Stored jobs (optionally of one user, in some states), in queue order.
+
+        Raises:
+            InvalidScopeError: a bad ``user_id``. UnknownOptionError: an unknown state.
+        """
+        check.optional_scope(user_id, "user_id")
+        wanted = sorted(check.options(JobState, states, "job state")) if states else None
         await self.connect()
-        wanted = [JobState(s) for s in states] if states else None
         return await queue_for(self.store).jobs(user_id, wanted)
 
     async def run_jobs(self, *, max_jobs: int | None = None,
                        config: WorkerConfig | None = None) -> list[JobOutcome]:
-        """Run queued jobs in this process until none is runnable (or ``max_jobs``)."""
+        """Run queued jobs in this process until none is runnable (or ``max_jobs``).
+
+        Raises:
+            InvalidNumberError: ``max_jobs`` below 1.
+        """
+        if max_jobs is not None:
+            check.count(max_jobs, "max_jobs", maximum=2**62)
         await self.connect()
         worker = Worker(self.components, queue_for(self.store), config=config)
         return await worker.run(until_idle=True, max_jobs=max_jobs)

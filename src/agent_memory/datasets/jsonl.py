@@ -35,6 +35,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .. import validation as check
 from ..errors import InvalidInputError
 from ..models import Turn, require_scope
 
@@ -95,6 +96,8 @@ def parse_turn_line(obj: Any, *, where: str = "line", position: int = 0) -> Turn
     try:
         fields["user_id"] = require_scope(obj["user_id"], "user_id")
         fields["thread_id"] = require_scope(obj["thread_id"], "thread_id")
+        if isinstance(obj["content"], str):
+            check.text(obj["content"], "content")
     except InvalidInputError as exc:
         raise _line_error(where, str(exc), type(exc)) from None
     if fields.get("metadata") is None:

@@ -13,7 +13,7 @@ from ..stores.base import MemoryStore
 from .counters import count_turns, crossings
 from .models import Counter, CounterUpdate, Job, JobKind, JobSpec, JobState, Thresholds, job_key
 from .queue import JobQueue
-from .worker import JobOutcome, Worker, WorkerConfig, run_job
+from .worker import JobOutcome, Worker, WorkerConfig, run_job, run_until_signalled
 
 
 def queue_for(store: MemoryStore) -> JobQueue:
@@ -48,4 +48,5 @@ __all__ = [
     "job_key",
     "queue_for",
     "run_job",
+    "run_until_signalled",
 ]

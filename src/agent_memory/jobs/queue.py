@@ -66,6 +66,12 @@ class JobQueue(ABC):
         good when ``retry_at`` is ``None``. False when the lease was lost."""
 
     @abstractmethod
+    async def release(self, job: Job, worker_id: str) -> bool:
+        """Give a claimed job back unfinished (its worker is stopping): ``queued`` again,
+        runnable at once, lease cleared and the claim not counted in ``attempts`` (it is not
+        a failure). False when ``worker_id`` no longer holds the lease."""
+
+    @abstractmethod
     async def jobs(self, user_id: str | None = None, states: Sequence[JobState] | None = None
                    ) -> list[Job]:
         """Stored jobs (optionally of one user / in these states), in queue order."""

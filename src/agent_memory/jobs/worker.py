@@ -20,6 +20,12 @@ While a step runs, its lease is renewed every third of ``lease_seconds``. A fail
 back to the queue after ``backoff_seconds * 2 ** (attempts - 1)`` seconds (capped at
 ``max_backoff_seconds``; exponential backoff), and after ``max_attempts`` claims the job is
 marked ``failed`` for good (a job whose worker keeps dying included).
+
+Stopping: :meth:`Worker.interrupt` (what SIGINT / SIGTERM call under
+:func:`run_until_signalled`, e.g. ``agent-memory worker``) cancels the job in progress and
+releases its lease (:meth:`~.queue.JobQueue.release`: back to ``queued`` at once, the claim not
+counted as an attempt), then :meth:`Worker.run` returns. The step is idempotent, so the next
+worker redoes whatever part of it had been written.
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import socket
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -66,8 +74,9 @@ class JobOutcome(BaseModel):
 
     Attributes:
         key / kind: the job.
-        state: ``done``, ``retry`` (back in the queue), ``failed`` (for good) or ``lost`` (the
-            lease passed to another worker before the result was recorded).
+        state: ``done``, ``retry`` (back in the queue), ``failed`` (for good), ``lost`` (the
+            lease passed to another worker before the result was recorded) or ``released``
+            (the worker was interrupted; the job is queued again, the attempt not counted).
         attempts: claims so far.
         written: ids of records the step created or updated.
         error: the error of a failed attempt.
@@ -138,6 +147,21 @@ class Worker:
         self.queue = queue
         self.worker_id = worker_id or default_worker_id()
         self.config = config or WorkerConfig()
+        self._interrupted = asyncio.Event()
+        self._running: asyncio.Task[list[str]] | None = None
+
+    def interrupt(self) -> None:
+        """Stop soon: cancel the job in progress (its lease is released, see the module
+        docstring) and make :meth:`run` return. Safe to call from a signal handler on the
+        worker's event loop, and more than once."""
+        self._interrupted.set()
+        if self._running is not None:
+            self._running.cancel()
+
+    @property
+    def interrupted(self) -> bool:
+        """Whether :meth:`interrupt` was called."""
+        return self._interrupted.is_set()
 
     async def run_once(self) -> JobOutcome | None:
         """Claim one runnable job and run it; ``None`` when nothing is runnable now."""
@@ -151,9 +175,19 @@ class Worker:
             await self.queue.fail(job, self.worker_id, error, None)
             return outcome.model_copy(update={"state": "failed", "error": error})
         renewer = asyncio.create_task(self._renew(job))
+        self._running = asyncio.create_task(run_job(self.components, self.queue, job,
+                                                    reconcile_pool=cfg.reconcile_pool))
+        if self.interrupted:
+            self._running.cancel()
         try:
-            written = await run_job(self.components, self.queue, job,
-                                    reconcile_pool=cfg.reconcile_pool)
+            written = await self._running
+        except asyncio.CancelledError:
+            # Interrupted (or this task cancelled): give the job back before stopping.
+            self._running.cancel()
+            released = await asyncio.shield(self.queue.release(job, self.worker_id))
+            if not self.interrupted:
+                raise
+            return outcome.model_copy(update={"state": "released" if released else "lost"})
         except Exception as exc:  # noqa: BLE001 - any step failure is retried; its message kept
             error = f"{type(exc).__name__}: {exc}"
             retry_at = None
@@ -164,6 +198,7 @@ class Worker:
             state = ("retry" if retry_at else "failed") if kept else "lost"
             return outcome.model_copy(update={"state": state, "error": error})
         finally:
+            self._running = None
             renewer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await renewer
@@ -192,16 +227,47 @@ class Worker:
             The outcomes, in order.
         """
         outcomes: list[JobOutcome] = []
-        while (max_jobs is None or len(outcomes) < max_jobs) and not (stop and stop.is_set()):
+        events = [e for e in (stop, self._interrupted) if e is not None]
+        while (max_jobs is None or len(outcomes) < max_jobs) and not any(
+                e.is_set() for e in events):
             outcome = await self.run_once()
             if outcome is not None:
                 outcomes.append(outcome)
                 continue
             if until_idle:
                 break
-            if stop is None:
-                await asyncio.sleep(self.config.poll_seconds)
-            else:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.config.poll_seconds)
+            waiters = [asyncio.ensure_future(e.wait()) for e in events]
+            try:
+                await asyncio.wait(waiters, timeout=self.config.poll_seconds,
+                                   return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiter in waiters:
+                    waiter.cancel()
         return outcomes
+
+
+async def run_until_signalled(worker: Worker, *, until_idle: bool = False,
+                              max_jobs: int | None = None,
+                              started: Callable[[], None] | None = None) -> list[JobOutcome]:
+    """:meth:`Worker.run` with SIGINT and SIGTERM calling :meth:`Worker.interrupt`: the job in
+    progress is released (queued again, the attempt not counted) and the outcomes so far are
+    returned, so the process can exit normally (status 0).
+
+    Where the event loop cannot take signal handlers (Windows, a thread other than the main
+    one), the worker runs without them. ``started`` is called once the handlers are in place.
+    """
+    loop = asyncio.get_running_loop()
+    installed: list[signal.Signals] = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, worker.interrupt)
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue
+        installed.append(sig)
+    if started is not None:
+        started()
+    try:
+        return await worker.run(until_idle=until_idle, max_jobs=max_jobs)
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)

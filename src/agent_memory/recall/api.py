@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import validation as check
 from ..errors import EmptyContentError, InvalidInputError
 from ..models import AnyRecord, Fact, RecordKind, require_scope, utcnow
 from ..retrieval.hits import Hit, SearchMode
@@ -103,7 +104,14 @@ class RecallAPI:
         self, user_id: str, items: Iterable[MemoryInput | Mapping[str, Any]]
     ) -> BulkAddResult:
         """Add memories (facts or insights) in bulk, each optionally in a collection; see
-        :func:`.collections.add_memories` (per-item success and failure)."""
+        :func:`.collections.add_memories` (per-item success and failure: an item longer than
+        ``Settings.max_content_chars``, with a lone surrogate or a bad time is reported in
+        ``failed``, not written).
+
+        Raises:
+            MissingScopeError / InvalidScopeError: a bad ``user_id`` (nothing is written).
+        """
+        require_scope(user_id)
         await self.connect()  # type: ignore[attr-defined]
         return await add_memories(self.components, user_id, items)
 
@@ -113,6 +121,7 @@ class RecallAPI:
         Raises:
             InvalidInputError: a blank collection name.
         """
+        user_id, agent_id = require_scope(user_id), require_scope(agent_id, "agent_id")
         names = _names(collections)
         await self.connect()  # type: ignore[attr-defined]
         return await self.components.store.bind_collections(user_id, agent_id, names)
@@ -121,12 +130,14 @@ class RecallAPI:
         self, user_id: str, agent_id: str, collections: Sequence[str]
     ) -> int:
         """Remove bindings; returns how many existed."""
+        user_id, agent_id = require_scope(user_id), require_scope(agent_id, "agent_id")
         names = _names(collections)
         await self.connect()  # type: ignore[attr-defined]
         return await self.components.store.unbind_collections(user_id, agent_id, names)
 
     async def agent_collections(self, user_id: str, agent_id: str) -> list[str]:
         """The collections the agent is bound to."""
+        user_id, agent_id = require_scope(user_id), require_scope(agent_id, "agent_id")
         await self.connect()  # type: ignore[attr-defined]
         return await self.components.store.agent_collections(user_id, agent_id)
 
@@ -175,27 +186,35 @@ class RecallAPI:
 
         Raises:
             MissingScopeError / EmptyContentError / InvalidInputError: bad arguments (nothing
-                changes).
+                changes); among them UnknownOptionError (strategy, relevance, kind),
+                InvalidNumberError (a NaN, infinite or negative alpha, ``min_score`` outside
+                0-1, a count outside 1-1,000) and InvalidTextError (a lone surrogate).
             ReasonerError: SUMMARY failed (access is then not updated).
         """
         user_id = require_scope(user_id)
+        check.text(context, "recall context")
         if not context or not context.strip():
             raise EmptyContentError("recall context must not be empty")
-        strategy = Strategy(strategy)
-        source = RelevanceSource(relevance)
-        weights = Weights(relevance=relevance_alpha, importance=importance_alpha,
-                          recency=recency_alpha).check()
-        if top_k_vectors < 1 or max_memories < 1:
-            raise InvalidInputError("top_k_vectors and max_memories must be at least 1")
-        if not 0.0 <= min_score <= 1.0:
-            raise InvalidInputError("min_score must be within 0-1")
+        agent_id = check.optional_scope(agent_id, "agent_id")
+        strategy = check.option(Strategy, strategy, "strategy")
+        source = check.option(RelevanceSource, relevance, "relevance source")
+        kind_set = check.options(RecordKind, kinds, "kind") if kinds else None
+        weights = Weights(
+            relevance=check.number(relevance_alpha, "relevance_alpha", minimum=0.0),
+            importance=check.number(importance_alpha, "importance_alpha", minimum=0.0),
+            recency=check.number(recency_alpha, "recency_alpha", minimum=0.0)).check()
+        check.count(top_k_vectors, "top_k_vectors")
+        check.count(max_memories, "max_memories")
+        check.number(min_score, "min_score", minimum=0.0, maximum=1.0)
+        check.count(default_importance, "default_importance", maximum=10)
+        check.count(reduce_batch_size, "reduce_batch_size", minimum=2)
+        check.count(summary_max_tokens, "summary_max_tokens", maximum=100_000)
+        names = _names(collections) if collections is not None else None
         await self.connect()  # type: ignore[attr-defined]
         await self.flush_session_embeddings(user_id)  # type: ignore[attr-defined]
         c = self.components
-        names = _names(collections) if collections is not None else (
-            await c.store.agent_collections(user_id, agent_id) if agent_id else []
-        )
-        kind_set = frozenset(RecordKind(k) for k in kinds) if kinds else None
+        if names is None:
+            names = await c.store.agent_collections(user_id, agent_id) if agent_id else []
         mode = SearchMode.VECTOR if source == RelevanceSource.COSINE else SearchMode.HYBRID
         found: dict[str, tuple[Hit, float, str | None]] = {}
         groups: list[str | None] = list(names) or [None]
@@ -205,7 +224,8 @@ class RecallAPI:
         plan: list[tuple[frozenset[str] | None, int]] = (
             [(frozenset({n}) if n is not None else None, top_k_vectors) for n in groups]
             if source == RelevanceSource.COSINE
-            else [(frozenset(names) if names else None, top_k_vectors * len(groups))]
+            else [(frozenset(names) if names else None,
+                   min(check.MAX_K, top_k_vectors * len(groups)))]
         )
         for wanted, k in plan:
             filters = SearchFilters(kinds=kind_set, agent_id=None if names else agent_id,
@@ -269,4 +289,6 @@ def _names(collections: Sequence[str]) -> list[str]:
     names = [n.strip() for n in collections if isinstance(n, str)]
     if len(names) != len(collections) or any(not n for n in names):
         raise InvalidInputError("collection names must be non-blank strings")
+    for name in names:
+        check.text(name, "collection name")
     return list(dict.fromkeys(names))

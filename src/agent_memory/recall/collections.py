@@ -17,7 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import AgentMemoryError, InvalidInputError
+from .. import validation as check
+from ..errors import AgentMemoryError, ContentTooLargeError, InvalidInputError
 from ..models import Fact, RecordKind, new_id, require_scope, utcnow
 from ..pipeline.context import Components
 
@@ -75,9 +76,19 @@ class BulkAddResult(BaseModel):
     failed: list[AddFailure] = Field(default_factory=list)
 
 
-def _build(user_id: str, item: MemoryInput, now: datetime) -> Fact:
+def _build(user_id: str, item: MemoryInput, now: datetime, max_chars: int) -> Fact:
+    check.text(item.content, "content")
     if not item.content.strip():
         raise InvalidInputError("content must not be blank")
+    if len(item.content) > max_chars:
+        raise ContentTooLargeError(f"content is {len(item.content)} characters; the limit is "
+                                   f"{max_chars} (Settings.max_content_chars)")
+    for name in ("retrieval_key", "collection", "category", "subject"):
+        if getattr(item, name) is not None:
+            check.text(getattr(item, name), name)
+    check.optional_scope(item.agent_id, "agent_id")
+    check.optional_scope(item.thread_id, "thread_id")
+    check.optional_moment(item.created_at, "created_at")
     if item.retrieval_key is not None and not item.retrieval_key.strip():
         raise InvalidInputError("retrieval_key must not be blank when given")
     if item.collection is not None and not item.collection.strip():
@@ -115,8 +126,11 @@ async def add_memories(
     Returns:
         A :class:`BulkAddResult`; ``added`` in input order.
 
+    Items longer than ``c.settings.max_content_chars``, with a lone surrogate, a bad scope id
+    or a ``created_at`` out of range in UTC are reported in ``failed`` with the reason.
+
     Raises:
-        MissingScopeError: ``user_id`` is blank (nothing is written).
+        MissingScopeError / InvalidScopeError: a bad ``user_id`` (nothing is written).
         EmbedderError / StoreError: the batch write failed (nothing is written).
     """
     user_id = require_scope(user_id)
@@ -127,7 +141,7 @@ async def add_memories(
     for index, raw in enumerate(items):
         try:
             item = raw if isinstance(raw, MemoryInput) else MemoryInput.model_validate(raw)
-            fact = _build(user_id, item, now)
+            fact = _build(user_id, item, now, c.settings.max_content_chars)
             if fact.id in seen:
                 raise InvalidInputError(f"id {fact.id!r} appears twice in the batch")
             seen.add(fact.id)

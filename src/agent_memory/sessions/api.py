@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ..errors import SessionNotFoundError
+from .. import validation as check
+from ..errors import InvalidInputError, SessionNotFoundError
 from ..models import (
     RecordKind,
     Role,
@@ -75,6 +76,7 @@ class SessionsAPI:
         user_id = require_scope(user_id)
         session_id = require_scope(session_id or f"session_{uuid.uuid4().hex[:16]}",
                                    "session_id")
+        check.optional_scope(agent_id, "agent_id")
         await self.connect()
         await MemoryKeeper.open(self, user_id, session_id, agent_id=agent_id)  # type: ignore[arg-type]
         return session_id
@@ -84,6 +86,9 @@ class SessionsAPI:
     ) -> MemoryKeeper:
         """A :class:`MemoryKeeper` handle on a session, started first when it does not exist.
         The handle holds no state: every call reads the store."""
+        require_scope(user_id)
+        require_scope(session_id, "session_id")
+        check.optional_scope(agent_id, "agent_id")
         await self.connect()
         keeper = self._keeper(user_id, session_id)
         try:
@@ -104,8 +109,19 @@ class SessionsAPI:
         in a batch later; prunes every k turns). A session not started yet is started.
 
         Raises:
-            InvalidInputError: bad turn, or the session has ended.
+            InvalidInputError (subclasses): bad scope ids, role, content (blank, a lone
+                surrogate, longer than ``Settings.max_content_chars``), ``created_at`` or
+                ``metadata``, checked before anything is written; or the session has ended.
         """
+        require_scope(user_id)
+        require_scope(session_id, "session_id")
+        Role.parse(role)
+        check.content(content, self.components.settings.max_content_chars, "turn content")
+        if speaker is not None:
+            check.text(speaker, "speaker")
+        check.optional_moment(created_at, "created_at")
+        if metadata is not None and not isinstance(metadata, dict):
+            raise InvalidInputError("metadata must be a dict")
         await self.connect()
         keeper = self._keeper(user_id, session_id)
         try:
@@ -126,8 +142,9 @@ class SessionsAPI:
         Returns:
             How many turns were embedded.
         """
-        await self.connect()
         user_id = require_scope(user_id)
+        session_id = check.optional_scope(session_id, "session_id")
+        await self.connect()
         return await embed_pending(self, user_id, session_id)  # type: ignore[arg-type]
 
     async def get_current_context(self, user_id: str, session_id: str) -> str:
@@ -199,7 +216,16 @@ class SessionsAPI:
     async def retrieve_facts_detailed(
         self, user_id: str, query: str, *, max_rounds: int = cfr.DEFAULT_MAX_ROUNDS
     ) -> FactRetrieval:
-        """Contextual fact retrieval, as a structured result (answer, items, tool calls)."""
+        """Contextual fact retrieval, as a structured result (answer, items, tool calls).
+
+        Raises:
+            MissingScopeError / InvalidScopeError: a bad ``user_id``.
+            EmptyContentError / InvalidTextError: a blank query or a lone surrogate in it.
+            InvalidNumberError: ``max_rounds`` is not from 1 to 20.
+        """
+        require_scope(user_id)
+        check.text(query, "query", required=True)
+        check.count(max_rounds, "max_rounds", maximum=20)
         await self.connect()
         return await cfr.retrieve(self.components, user_id, query, max_rounds)
 

@@ -23,8 +23,8 @@ def open_store(
             :mod:`agent_memory.stores.sqlite.terms`.
 
     Raises:
-        ConfigError: the spec names an unknown backend, or ``vector_index`` is unknown or
-            unavailable.
+        ConfigError: the path is empty or holds a NUL byte, the spec names an unknown
+            backend, or ``vector_index`` is unknown or unavailable.
     """
     from ..errors import ConfigError
 
@@ -37,6 +37,8 @@ def open_store(
         path = spec
     if not path:
         raise ConfigError("store path is empty")
+    if "\x00" in path:
+        raise ConfigError(f"store path {path!r} holds a NUL byte")
     from .sqlite import SQLiteStore
     from .sqlite.store import TEXT_MATCH_BUDGET
 

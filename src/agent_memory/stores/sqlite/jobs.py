@@ -233,6 +233,18 @@ class SQLiteJobQueue(JobQueue):
                 )
             return True
 
+    async def release(self, job: Job, worker_id: str) -> bool:
+        """See :meth:`JobQueue.release`."""
+        with self._write("release job") as conn:
+            if not self._owned(conn, job, worker_id):
+                return False
+            conn.execute(
+                "UPDATE jobs SET state = 'queued', available_at = ?, lease_owner = NULL, "
+                "lease_expires_at = NULL, attempts = max(attempts - 1, 0) WHERE seq = ?",
+                (_ts(utcnow()), job.seq),
+            )
+            return True
+
     async def jobs(self, user_id: str | None = None, states: Sequence[JobState] | None = None
                    ) -> list[Job]:
         """See :meth:`JobQueue.jobs`."""

@@ -1,0 +1,239 @@
+"""Checks every public call runs on its arguments before it touches a store.
+
+Each check returns the value it accepts (an enum member for an option, an aware UTC datetime
+for a time) or raises a typed :class:`~agent_memory.errors.InvalidInputError`, so a bad
+argument never reaches the store and nothing is written. The rules:
+
+==============  ==============================================================================
+scope ids       ``user_id``, ``thread_id``, ``agent_id``, ``session_id``: a non-blank ``str``,
+                used exactly as given. Surrounding whitespace, a control character (C0, DEL,
+                C1) or a lone surrogate is :class:`InvalidScopeError`, never stripped, so
+                ``'victim '`` or ``'victim\\x1f'`` cannot name user ``victim``. ``None`` or
+                blank: :class:`MissingScopeError`.
+counts          ``k``, ``limit``, ``top_k_vectors``, ``max_memories``, ``n``: an ``int`` (not a
+                ``bool``) from 1 to :data:`MAX_K`; :class:`InvalidNumberError` otherwise.
+numbers         weights, alphas, scores, confidences, seconds: finite (no NaN, no infinity)
+                and within their documented range; :class:`InvalidNumberError`.
+options         kinds, modes, strategies, relevance sources, job states: one of the enum's
+                values; :class:`UnknownOptionError` naming the allowed ones.
+text            content, queries, contexts: a ``str`` that encodes as UTF-8 (no lone
+                surrogate such as ``"\\ud800"``); :class:`InvalidTextError`.
+datetimes       a ``datetime`` whose UTC conversion stays in range (naive = UTC);
+                :class:`InvalidTimeError`.
+==============  ==============================================================================
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from enum import Enum
+from typing import Any, TypeVar
+
+from .errors import (
+    ContentTooLargeError,
+    EmptyContentError,
+    InvalidInputError,
+    InvalidNumberError,
+    InvalidScopeError,
+    InvalidTextError,
+    InvalidTimeError,
+    MissingScopeError,
+    UnknownOptionError,
+)
+
+MAX_K = 1_000
+"""Largest count one call accepts (``k`` of a search, ``limit`` of a listing, ``max_memories``,
+``top_k_vectors``, the reconcile pool ``n``): bounds the rows one request reads and ranks."""
+
+E = TypeVar("E", bound=Enum)
+
+
+def _encodes(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def scope(value: Any, name: str = "user_id") -> str:
+    """Return the scope id ``value`` unchanged when it is a clean, non-blank string.
+
+    Raises:
+        MissingScopeError: ``value`` is ``None``, empty or only whitespace.
+        InvalidScopeError: not a ``str``, or surrounded by whitespace, or holding a control
+            character or a lone surrogate.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise MissingScopeError(f"{name} is required and must be a non-empty string")
+    if not isinstance(value, str):
+        raise InvalidScopeError(f"{name} must be a string, got {type(value).__name__}")
+    if any(unicodedata.category(ch) == "Cc" for ch in value) or not _encodes(value):
+        raise InvalidScopeError(f"{name} {value!r} holds a control character or a lone "
+                                "surrogate")
+    if value != value.strip():
+        raise InvalidScopeError(f"{name} {value!r} has surrounding whitespace; ids are used "
+                                "exactly as given, never stripped")
+    return value
+
+
+def record_id(value: Any, name: str = "id") -> str:
+    """Return a record id (``fact_id``, ...) when it is a clean, non-blank string (the rules of
+    :func:`scope`).
+
+    Raises:
+        InvalidInputError: anything else (a missing id is bad input, not a missing record).
+    """
+    try:
+        return scope(value, name)
+    except MissingScopeError as exc:
+        raise InvalidInputError(str(exc)) from None
+
+
+def optional_scope(value: Any, name: str) -> str | None:
+    """``None``, or :func:`scope` of ``value`` (an optional filter such as ``thread_id``)."""
+    return None if value is None else scope(value, name)
+
+
+def text(value: Any, name: str = "content", *, required: bool = False) -> str:
+    """Return ``value`` when it is a string that encodes as UTF-8.
+
+    Args:
+        required: also reject an empty or whitespace-only string.
+
+    Raises:
+        InvalidTextError: not a ``str``, or a lone surrogate in it.
+        EmptyContentError: ``required`` and the text is blank.
+    """
+    if not isinstance(value, str):
+        raise InvalidTextError(f"{name} must be a string, got {type(value).__name__}")
+    if not _encodes(value):
+        raise InvalidTextError(f"{name} holds a lone surrogate (not valid Unicode text)")
+    if required and not value.strip():
+        raise EmptyContentError(f"{name} must not be empty")
+    return value
+
+
+def content(value: Any, max_chars: int, name: str = "content") -> str:
+    """Return ``value`` when it is non-blank text (:func:`text`) of at most ``max_chars``
+    characters (``Settings.max_content_chars``).
+
+    Raises:
+        InvalidTextError / EmptyContentError: as :func:`text` with ``required``.
+        ContentTooLargeError: longer than ``max_chars``.
+    """
+    text(value, name, required=True)
+    if len(value) > max_chars:
+        raise ContentTooLargeError(f"{name} is {len(value)} characters; the limit is "
+                                   f"{max_chars} (Settings.max_content_chars)")
+    return value
+
+
+def count(value: Any, name: str, *, minimum: int = 1, maximum: int = MAX_K) -> int:
+    """Return the integer ``value`` when ``minimum <= value <= maximum``.
+
+    Raises:
+        InvalidNumberError: not an ``int`` (a ``bool`` or float included) or out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidNumberError(f"{name} must be an integer, got {value!r}")
+    if not minimum <= value <= maximum:
+        raise InvalidNumberError(f"{name} must be from {minimum} to {maximum}, got {value}")
+    return value
+
+
+def optional_count(value: Any, name: str, *, maximum: int = MAX_K) -> int | None:
+    """``None``, or :func:`count` of ``value``."""
+    return None if value is None else count(value, name, maximum=maximum)
+
+
+def number(value: Any, name: str, *, minimum: float | None = None,
+           maximum: float | None = None) -> float:
+    """Return ``value`` as a float when it is a finite real number within the bounds.
+
+    Raises:
+        InvalidNumberError: not a number (a ``bool`` included), NaN, infinite or out of range.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidNumberError(f"{name} must be a number, got {value!r}")
+    result = float(value)
+    if not math.isfinite(result):
+        raise InvalidNumberError(f"{name} must be a finite number, got {value!r}")
+    if (minimum is not None and result < minimum) or (maximum is not None and result > maximum):
+        low = "-inf" if minimum is None else f"{minimum:g}"
+        high = "inf" if maximum is None else f"{maximum:g}"
+        raise InvalidNumberError(f"{name} must be within {low}-{high}, got {value!r}")
+    return result
+
+
+def option(enum: type[E], value: Any, name: str) -> E:
+    """The member of ``enum`` named by ``value`` (a member or its value).
+
+    Raises:
+        UnknownOptionError: no such member; the message lists the allowed values.
+    """
+    try:
+        return enum(value)
+    except (ValueError, TypeError):
+        allowed = ", ".join(str(m.value) for m in enum)
+        raise UnknownOptionError(f"unknown {name} {value!r}; expected one of {allowed}") \
+            from None
+
+
+def options(enum: type[E], values: Iterable[Any] | None, name: str) -> frozenset[E] | None:
+    """``None`` for no filter, else the set of :func:`option` of each value (a single string
+    is one value, not its characters)."""
+    if values is None:
+        return None
+    if isinstance(values, str | Enum):
+        values = [values]
+    return frozenset(option(enum, v, name) for v in values)
+
+
+def moment(value: Any, name: str) -> datetime:
+    """Return ``value`` as an aware UTC datetime (naive values are taken to be UTC).
+
+    Raises:
+        InvalidTimeError: not a ``datetime``, or its UTC conversion overflows (e.g.
+            ``datetime.max`` at UTC-5, ``datetime.min`` at UTC+5).
+    """
+    if not isinstance(value, datetime):
+        raise InvalidTimeError(f"{name} must be a datetime, got {type(value).__name__}")
+    try:
+        result = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        result.timestamp()
+    except (OverflowError, ValueError) as exc:
+        raise InvalidTimeError(f"{name} {value!r} is out of range in UTC: {exc}") from None
+    return result
+
+
+def optional_moment(value: Any, name: str) -> datetime | None:
+    """``None``, or :func:`moment` of ``value``."""
+    return None if value is None else moment(value, name)
+
+
+def age(value: Any, name: str) -> timedelta:
+    """A non-negative time span given as a ``timedelta`` or seconds, that can be subtracted
+    from now.
+
+    Raises:
+        InvalidNumberError: seconds that are not finite or are negative.
+        InvalidTimeError: a span so large that now minus it is before year 1.
+    """
+    if isinstance(value, timedelta):
+        span = value
+    else:
+        try:
+            span = timedelta(seconds=number(value, name, minimum=0.0))
+        except OverflowError:
+            raise InvalidTimeError(f"{name} {value!r} is too long a time span") from None
+    if span < timedelta(0):
+        raise InvalidNumberError(f"{name} must not be negative, got {span}")
+    try:
+        datetime.now(UTC) - span
+    except OverflowError:
+        raise InvalidTimeError(f"{name} {span} reaches before year 1") from None
+    return span

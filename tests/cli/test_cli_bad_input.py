@@ -1,0 +1,133 @@
+"""The CLI on bad input: one line ``error: <TypedError>: ...`` on stderr, exit code 2, no
+traceback, and the store file unchanged (full ``iterdump`` compared)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from agent_memory.cli.app import HANDLES_ERRORS, app
+
+runner = CliRunner()
+
+ROWS = [
+    {"user_id": "victim", "thread_id": "t1", "role": "user", "content": "I live in Lisbon."},
+    {"user_id": "victim", "thread_id": "t1", "role": "user", "content": "My sister is a pilot."},
+]
+
+
+@pytest.fixture(autouse=True)
+def _wide_terminal(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")  # narrow: the error line must still be one line
+
+
+def _dump(path) -> list[str]:
+    conn = sqlite3.connect(path)
+    try:
+        return list(conn.iterdump())
+    finally:
+        conn.close()
+
+
+def _jsonl(path, rows) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli")
+    data, store = folder / "turns.jsonl", folder / "m.db"
+    _jsonl(data, ROWS)
+    result = runner.invoke(app, ["ingest", str(data), "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    return store
+
+
+def _bad(args, store, error):
+    before = _dump(store)
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {error}: "), result.stderr
+    assert _dump(store) == before
+
+
+CASES = [
+    (["search", "Lisbon", "--user", "victim "], "InvalidScopeError"),
+    (["search", "Lisbon", "--user", "victim\x1f"], "InvalidScopeError"),
+    (["search", "Lisbon", "--user", " "], "MissingScopeError"),
+    (["search", "Lisbon", "--user", "victim", "--thread", " t1"], "InvalidScopeError"),
+    (["search", "Lisbon", "--user", "victim", "--kind", "memo"], "UnknownOptionError"),
+    (["search", "Lis\ud800bon", "--user", "victim"], "InvalidTextError"),
+    (["summary", "--user", "victim", "--thread", "t1 "], "InvalidScopeError"),
+    (["profile", "--user", "victim\x00"], "InvalidScopeError"),
+    (["recall", "Lisbon", "--user", "victim", "--strategy", "TOP"], "UnknownOptionError"),
+    (["recall", "Lisbon", "--user", "victim ", "--json"], "InvalidScopeError"),
+    (["forget", "--user", "victim ", "--yes"], "InvalidScopeError"),
+    (["forget", "--user", "victim", "--thread", "t1\n", "--yes"], "InvalidScopeError"),
+    (["forget", "--user", "victim", "--turns-older-than", "inf", "--yes"],
+     "InvalidNumberError"),
+    (["forget", "--user", "victim", "--turns-older-than", "nan", "--yes"],
+     "InvalidNumberError"),
+    (["forget", "--user", "victim", "--turns-older-than", "1e300", "--yes"],
+     "InvalidTimeError"),
+    (["history", "", "--user", "victim"], "InvalidInputError"),
+    (["restore", "fact_1", "--user", "\tvictim"], "InvalidScopeError"),
+    (["reconcile", "--user", "victim\x1f"], "InvalidScopeError"),
+    (["context", "--user", "victim", "--session", "s\x00"], "InvalidScopeError"),
+    (["ask", "where do I live?", "--user", "victim "], "InvalidScopeError"),
+    (["reflect", "--user", "victim "], "InvalidScopeError"),
+]
+
+
+@pytest.mark.parametrize(("args", "error"), CASES, ids=[" ".join(map(repr, c[0][:4]))
+                                                        for c in CASES])
+def test_bad_input_is_one_line_exit_2_and_changes_nothing(seeded, args, error):
+    _bad([*args, "--store", str(seeded)], seeded, error)
+
+
+@pytest.mark.parametrize("args", [
+    ["recall", "Lisbon", "--user", "victim", "--relevance-alpha", "nan"],
+    ["search", "Lisbon", "--user", "victim", "-k", "0"],
+    ["search", "Lisbon", "--user", "victim", "-k", "1000000"],
+    ["search", "Lisbon", "--user", "victim", "--mode", "semantic"],
+])
+def test_options_out_of_range_are_usage_errors(seeded, args):
+    """Typer checks these before the command runs: a usage message, exit 2, no traceback."""
+    before = _dump(seeded)
+    result = runner.invoke(app, [*args, "--store", str(seeded)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "Invalid value" in result.stderr
+    assert _dump(seeded) == before
+
+
+def test_ingest_is_all_or_nothing(seeded, tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENT_MEMORY_MAX_CONTENT_CHARS", "40")
+    good = [{"user_id": "newcomer", "thread_id": f"t{i}", "role": "user",
+             "content": f"Line {i} fits."} for i in range(6)]
+    for bad, error in (({"content": "x" * 41}, "ContentTooLargeError"),
+                       ({"user_id": "victim "}, "InvalidScopeError"),
+                       ({"content": "bad \\ud800"}, "InvalidTextError")):
+        data = tmp_path / "turns.jsonl"
+        _jsonl(data, [*good, {**good[0], "thread_id": "late", **bad}])
+        if "\\ud800" in bad.get("content", ""):  # a lone surrogate escaped in the JSON text
+            data.write_text(data.read_text().replace("\\\\ud800", "\\ud800"))
+        _bad(["ingest", str(data), "--store", str(seeded)], seeded, error)
+
+
+def test_every_command_has_the_error_handler():
+    def commands(group: typer.Typer):
+        for info in group.registered_commands:
+            yield info.callback
+        for sub in group.registered_groups:
+            yield from commands(sub.typer_instance)
+
+    found = list(commands(app))
+    assert len(found) >= 17
+    assert all(getattr(cb, HANDLES_ERRORS, False) for cb in found), [
+        cb.__name__ for cb in found if not getattr(cb, HANDLES_ERRORS, False)]

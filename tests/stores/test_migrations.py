@@ -1,0 +1,111 @@
+"""Migration 5 on a file written by the previous schema: versions, turn order, control fields."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent_memory.errors import ConflictError
+from agent_memory.models import Fact, ThreadSummary, Turn
+from agent_memory.stores.base import EmbeddingSpec, Indexed, RecordQuery
+from agent_memory.stores.sqlite import SCHEMA_VERSION, SQLiteStore
+
+SPEC = EmbeddingSpec(model="test:four", dim=4)
+TURNS = RecordQuery(kinds=frozenset({"turn"}))
+
+
+def roll_back_to_4(path: Path) -> None:
+    """Undo migration 5 on a closed file: what a file of the previous library looks like."""
+    with sqlite3.connect(path) as conn:
+        for index in ("turns_by_seq", "records_by_update", "records_pending"):
+            conn.execute(f"DROP INDEX {index}")
+        for column in ("etag", "updated_at", "pending"):
+            conn.execute(f"ALTER TABLE records DROP COLUMN {column}")
+        conn.execute("UPDATE records SET doc = json_remove(doc, '$.etag', '$.folded_seq', "
+                     "'$.aggregated_at', '$.pinned', '$.merged_from', '$.audit', "
+                     "'$.supersede_evidence')")
+        conn.execute("PRAGMA user_version = 4")
+    conn.close()
+
+
+def turn(i: int, content: str, speaker: str | None = None) -> Indexed:
+    return Indexed(Turn(id=f"t{i}", user_id="alice", thread_id="th", role="user", seq=i,
+                        speaker=speaker, content=content))
+
+
+def vec(*xs: float) -> dict[str, np.ndarray]:
+    v = np.array([*xs, *[0.0] * (4 - len(xs))], dtype=np.float32)
+    return {"content": v / np.linalg.norm(v)}
+
+
+async def test_a_version_4_file_is_migrated_without_losing_a_turn(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store = SQLiteStore(path)
+    await store.open(SPEC)
+    await store.put([Indexed(Turn(id=f"t{i}", user_id="u", thread_id="th", role="user",
+                                  content=f"turn {i}", seq=i), vectors=vec(1, i))
+                     for i in range(3)])
+    await store.put([Indexed(Fact(id="f1", user_id="u", content="Ana lives in Porto."),
+                             vectors=vec(0, 1))])
+    await store.put([Indexed(ThreadSummary(id="summary_u_th", user_id="u", thread_id="th",
+                                           content="recap", watermark_seq=1,
+                                           init_block="block"), vectors=vec(0, 0, 1))])
+    await store.close()
+    roll_back_to_4(path)
+    with sqlite3.connect(path) as conn:
+        # what concurrent writers of the older library left: two turns at seq 1; control
+        # fields in metadata
+        conn.execute("UPDATE records SET seq = 1, doc = json_set(doc, '$.seq', 1) "
+                     "WHERE id = 't2'")
+        conn.execute("UPDATE records SET doc = json_set(doc, '$.metadata', json(?)) "
+                     "WHERE id = 'f1'", (json.dumps({"pinned": True, "merged_from": ["a"],
+                                                     "audit": [], "source": "kept"}),))
+        conn.execute("UPDATE records SET doc = json_set(doc, '$.metadata', json(?)) "
+                     "WHERE id = 'summary_u_th'",
+                     (json.dumps({"aggregated_at": "2024-01-01T00:00:00Z"}),))
+    conn.close()
+
+    store = SQLiteStore(path)
+    await store.open(SPEC)
+    turns = await store.list("u", TURNS)
+    assert sorted(t.seq for t in turns) == [0, 1, 2]  # renumbered, none lost
+    assert all(t.etag for t in await store.list("u", RecordQuery(include_superseded=True)))
+    (fact,) = await store.get("u", ["f1"])
+    assert isinstance(fact, Fact) and fact.pinned and fact.merged_from == ["a"]
+    assert fact.metadata == {"source": "kept"}
+    (summary,) = await store.get("u", ["summary_u_th"])
+    assert isinstance(summary, ThreadSummary) and summary.aggregated_at is not None
+    assert summary.folded_seq == 1  # a keeper's record: its watermark meant folded turns
+    with pytest.raises(ConflictError):  # the turn order is now held by the schema
+        await store.put([Indexed(Turn(id="t9", user_id="u", thread_id="th", role="user",
+                                      content="again", seq=2))])
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+
+
+async def test_a_version_3_file_gains_the_speaker_index(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store = SQLiteStore(path)
+    await store.open(SPEC)
+    await store.put([turn(0, "hi", speaker="Ann"), turn(1, "hey", speaker="Bo")])
+    await store.close()
+    roll_back_to_4(path)
+    with sqlite3.connect(path) as conn:  # then to migration 3
+        conn.execute("DROP INDEX records_by_speaker")
+        conn.execute("PRAGMA user_version = 3")
+    conn.close()
+    store = SQLiteStore(path)
+    await store.open(SPEC)
+    assert await store.speakers("alice") == ["Ann", "Bo"]
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+    conn.close()
+    assert "records_by_speaker" in names
