@@ -71,7 +71,9 @@ class RecordTests(StoreHarness):
         assert await store.count("alice", EVERYTHING) == 0
 
     @pytest.mark.parametrize("blank", ["", "   "])
-    async def test_blank_user_id_is_refused_on_every_path(self, store: MemoryStore, blank: str) -> None:
+    async def test_blank_user_id_is_refused_on_every_path(
+        self, store: MemoryStore, blank: str
+    ) -> None:
         for call in (
             store.get(blank, ["x"]),
             store.list(blank, ALL),
@@ -136,16 +138,21 @@ class RecordTests(StoreHarness):
         assert await store.delete("alice", ["t0", "f2", "missing"]) == 2
         assert await store.get("alice", ["t0", "f2"]) == []
         assert await store.count("alice", EVERYTHING) == 7
-        assert "t0" not in [h.record.id for h in await store.vector_search("alice", E1, EVERYTHING, 50)]
-        assert "t0" not in [h.record.id for h in await store.text_search("alice", "t0", EVERYTHING, 50)]
+        vector_hits = await store.vector_search("alice", E1, EVERYTHING, 50)
+        assert "t0" not in [h.record.id for h in vector_hits]
+        text_hits = await store.text_search("alice", "t0", EVERYTHING, 50)
+        assert "t0" not in [h.record.id for h in text_hits]
         assert await store.delete("alice", ["t0"]) == 0
         assert await store.delete("alice", []) == 0
 
-    async def test_superseded_hidden_by_default_and_shown_with_flag(self, store: MemoryStore) -> None:
+    async def test_superseded_hidden_by_default_and_shown_with_flag(
+        self, store: MemoryStore
+    ) -> None:
         await store.put(corpus())
         assert "f2" not in ids(await store.list("alice", ALL))
         assert "f2" in ids(await store.list("alice", EVERYTHING))
-        assert [r.id for r in await store.get("alice", ["f2"])] == ["f2"]  # get is by id, unfiltered
+        # get is by id, unfiltered
+        assert [r.id for r in await store.get("alice", ["f2"])] == ["f2"]
         coffee = await store.text_search("alice", "coffee", ALL, 5)
         assert coffee == []
         coffee = await store.text_search("alice", "coffee", EVERYTHING, 5)
@@ -168,7 +175,8 @@ class RecordTests(StoreHarness):
         assert await store.update([retired]) == 1
         assert await store.vector_search("alice", E1, ALL, 5) == []
         assert await store.text_search("alice", "green tea", ALL, 5) == []
-        assert [h.record.id for h in await store.vector_search("alice", E1, EVERYTHING, 5)] == ["fu"]
+        hits = await store.vector_search("alice", E1, EVERYTHING, 5)
+        assert [h.record.id for h in hits] == ["fu"]
         hits = await store.text_search("alice", "green tea", EVERYTHING, 5)
         assert [h.record.superseded_by for h in hits] == ["other"]
         # Unknown ids and other users' ids are skipped; nothing is created.
@@ -188,7 +196,9 @@ class RecordTests(StoreHarness):
         )
         twin_a = turn("twin", content="twin alice version")
         twin_b = turn("twin", user="bob", content="twin bob version")
-        await store.put([Indexed(secret, vectors={"content": E3}), Indexed(twin_a), Indexed(twin_b)])
+        await store.put(
+            [Indexed(secret, vectors={"content": E3}), Indexed(twin_a), Indexed(twin_b)]
+        )
 
         assert await store.get("bob", ["alice-only", "t0"]) == []
         assert [r.content for r in await store.get("bob", ["twin"])] == ["twin bob version"]
@@ -242,7 +252,9 @@ class RecordTests(StoreHarness):
         hits = await store.vector_search("alice", E2, EVERYTHING, 50)
         assert not any(h.record.id.startswith("good") for h in hits)
 
-    async def test_purge_a_thread_counts_per_kind_and_includes_superseded(self, store: MemoryStore) -> None:
+    async def test_purge_a_thread_counts_per_kind_and_includes_superseded(
+        self, store: MemoryStore
+    ) -> None:
         await store.put(purge_corpus())
         assert await store.purge("alice", thread_id="th1") == {"turn": 2, "fact": 1}
         assert sorted(ids(await store.list("alice", EVERYTHING))) == ["f-new", "p3"]

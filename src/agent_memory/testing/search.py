@@ -47,7 +47,9 @@ class SearchTests(StoreHarness):
         assert await store.vector_search("alice", E1, ALL, k=0) == []
 
     @requires(Capability.VECTOR_SEARCH)
-    async def test_vector_search_multi_field_returns_each_record_once(self, store: MemoryStore) -> None:
+    async def test_vector_search_multi_field_returns_each_record_once(
+        self, store: MemoryStore
+    ) -> None:
         # cosines to E1: a = (content 0.0, summary 0.995); b = (0.707, 0.447); c = (0.958, -)
         await store.put(
             [
@@ -80,11 +82,16 @@ class SearchTests(StoreHarness):
         assert content_only[2].score == pytest.approx(0.0, abs=1e-5)
 
         summary_only = await store.vector_search("alice", E1, ALL, k=5, fields=("summary",))
-        assert [(h.record.id, h.field) for h in summary_only] == [("a", "summary"), ("b", "summary")]
+        assert [(h.record.id, h.field) for h in summary_only] == [
+            ("a", "summary"),
+            ("b", "summary"),
+        ]
         assert await store.vector_search("alice", E1, ALL, k=5, fields=("nothing",)) == []
 
     @requires(Capability.VECTOR_SEARCH)
-    async def test_vector_search_fills_k_when_one_record_holds_the_top_rows(self, store: MemoryStore) -> None:
+    async def test_vector_search_fills_k_when_one_record_holds_the_top_rows(
+        self, store: MemoryStore
+    ) -> None:
         await store.put(
             [
                 Indexed(
