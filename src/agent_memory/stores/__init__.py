@@ -6,7 +6,7 @@ default); ``cosmos`` backends are resolved the same way once installed.
 
 from __future__ import annotations
 
-from .base import CONTENT, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
+from .base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 
 
 def open_store(
@@ -46,5 +46,5 @@ def open_store(
     return SQLiteStore(path, vector_index=vector_index, text_match_budget=budget)
 
 
-__all__ = ["CONTENT", "EmbeddingSpec", "Indexed", "MemoryStore", "RecordQuery", "Scored",
+__all__ = ["CONTENT", "Capability", "EmbeddingSpec", "Indexed", "MemoryStore", "RecordQuery", "Scored",
            "open_store"]

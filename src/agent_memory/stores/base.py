@@ -28,6 +28,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,6 +38,34 @@ from ..models import MemoryRecord, RecordKind, require_scope
 
 CONTENT = "content"
 """The vector field every embedded record has: the embedding of its index text."""
+
+
+class Capability(StrEnum):
+    """Optional behaviour a store declares in :attr:`MemoryStore.capabilities`.
+
+    The conformance suite (:mod:`agent_memory.testing`) skips a test that needs a capability
+    the store does not declare and names it in the skip reason. Every store answers
+    ``vector_search`` and ``text_search`` with the shared filters applied; the two search
+    capabilities declare the ranking guarantees checked on top of that.
+    """
+
+    VECTOR_SEARCH = "vector_search"
+    """``vector_search`` returns the top ``k`` records by cosine similarity, the cosine as
+    score, each record once by its best field (exact on small sets: an approximate index
+    re-scores its candidates)."""
+    FULL_TEXT_SEARCH = "full_text_search"
+    """``text_search`` ranks by term relevance: a rare query term outweighs a common one
+    (BM25 in SQLite FTS5, ``FullTextScore`` in Azure Cosmos DB)."""
+    NATIVE_HYBRID_SEARCH = "native_hybrid_search"
+    """The store fuses the vector and full-text rankings itself (Cosmos DB
+    ``ORDER BY RANK RRF(...)``) instead of leaving the fusion to the shared code."""
+    COLLECTIONS = "collections"
+    """Agents bound to memory collections (``bind_collections`` and the methods beside it)."""
+    PERSISTENT = "persistent"
+    """Records outlive the store object: a new store on the same target (file, container)
+    reads them back after ``close()``."""
+    JOB_QUEUE = "job_queue"
+    """A durable job queue lives beside the records (:func:`agent_memory.jobs.queue_for`)."""
 
 
 class EmbeddingSpec(BaseModel):
@@ -142,11 +171,11 @@ class MemoryStore(ABC):
     conditional on versions (see the module docstring). Every read is scoped to one
     ``user_id``.
 
-    Capabilities (``capabilities``) name optional behaviour a backend supports, so the
-    conformance suite can skip what a backend declares it lacks.
+    Capabilities (``capabilities``, :class:`Capability` members) name optional behaviour a
+    backend supports, so the conformance suite can skip what a backend declares it lacks.
     """
 
-    capabilities: frozenset[str] = frozenset()
+    capabilities: frozenset[Capability] = frozenset()
 
     @abstractmethod
     async def open(self, embedding: EmbeddingSpec) -> None:
@@ -322,7 +351,7 @@ class MemoryStore(ABC):
                 counts[record.kind.value] = counts.get(record.kind.value, 0) + 1
         return counts
 
-    # -- collections bound to agents (seed 004; capability "collections") -----------------
+    # -- collections bound to agents (seed 004; Capability.COLLECTIONS) -----------------
 
     async def bind_collections(
         self, user_id: str, agent_id: str, collections: Sequence[str]
@@ -331,7 +360,7 @@ class MemoryStore(ABC):
         bindings are new.
 
         Raises:
-            StoreError: the backend lacks the ``collections`` capability.
+            StoreError: the backend lacks :attr:`Capability.COLLECTIONS`.
         """
         raise StoreError(f"{type(self).__name__} does not support collections")
 

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 
 from ...errors import ConfigError, InvalidInputError, NotAStoreError, StoreError
 from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
-from ..base import CONTENT, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
+from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_embedding
 from .query import match_expression, query_terms, record_row, vector_blob, where_clause
 from .terms import TermBudget
@@ -79,7 +79,9 @@ class SQLiteStore(MemoryStore):
         await store.open(EmbeddingSpec(model="local:all-MiniLM-L6-v2", dim=384))
     """
 
-    capabilities = frozenset({"exact_knn", "bm25", "persistent", "collections"})
+    capabilities = frozenset({Capability.VECTOR_SEARCH, Capability.FULL_TEXT_SEARCH,
+                              Capability.PERSISTENT, Capability.COLLECTIONS,
+                              Capability.JOB_QUEUE})
 
     def __init__(
         self,

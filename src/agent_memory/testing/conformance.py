@@ -1,0 +1,19 @@
+"""The record-store conformance suite: every test class of the store contract in one.
+
+:class:`StoreConformance` gathers :class:`~.records.RecordTests`,
+:class:`~.search.SearchTests` and :class:`~.concurrency.ConcurrencyTests`. A backend runs it
+by subclassing it in a test module that provides a ``store_factory`` fixture (see
+:mod:`agent_memory.testing`); a new test goes into the class of its topic, or into a new
+class added to the bases below.
+"""
+
+from __future__ import annotations
+
+from .concurrency import ConcurrencyTests
+from .records import RecordTests
+from .search import SearchTests
+
+
+class StoreConformance(RecordTests, SearchTests, ConcurrencyTests):
+    """The whole record-store contract. Subclass it as ``Test<YourStore>`` and provide a
+    ``store_factory`` fixture returning a :data:`~agent_memory.testing.StoreFactory`."""
