@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
-from ..models import Interaction
 from ..stores.base import Indexed, MemoryStore
 from ._harness import Connect, StoreHarness
 from .corpus import ALL, EVERYTHING, turn, unit
@@ -59,28 +56,3 @@ class ConcurrencyTests(StoreHarness):
             assert await client.count("alice", EVERYTHING) == len(expected)
             hits = await client.vector_search("alice", unit(1), ALL, k=len(expected))
             assert len(hits) == len(expected)
-
-    async def test_concurrent_upserts_of_one_record_leave_one_whole_version(
-        self, store: MemoryStore, connect: Connect
-    ) -> None:
-        # Every write carries a matching (content, index text, vector): whichever write
-        # lands last, the three must come from the same write.
-        other = await connect()
-        words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
-        slopes = [0.25 * i for i in range(len(words))]
-
-        async def write(client: MemoryStore, i: int) -> None:
-            record = Interaction(id="x", user_id="alice", content=f"written by {words[i]}")
-            await client.put([Indexed(record, text=f"{words[i]} words",
-                                      vectors={"content": unit(1, slopes[i])})])
-
-        await asyncio.gather(*(write(store if i % 2 else other, i) for i in range(len(words))))
-        (stored,) = await store.list("alice", EVERYTHING)
-        winner = words.index(stored.content.removeprefix("written by "))
-        hits = await other.text_search("alice", words[winner], ALL, k=5)
-        assert [h.record.id for h in hits] == ["x"]
-        for i, word in enumerate(words):
-            if i != winner:
-                assert await store.text_search("alice", word, ALL, k=5) == []
-        [hit] = await other.vector_search("alice", unit(1, slopes[winner]), ALL, k=5)
-        assert hit.score == pytest.approx(1.0, abs=1e-5)

@@ -1,7 +1,8 @@
 """The record-store conformance suite: every test class of the store contract in one.
 
 :class:`StoreConformance` gathers :class:`~.records.RecordTests`,
-:class:`~.search.SearchTests` and :class:`~.concurrency.ConcurrencyTests`. A backend runs it
+:class:`~.search.SearchTests`, :class:`~.concurrency.ConcurrencyTests` and
+:class:`~.versions.VersionTests` (conditional writes, turn order, access counts). A backend runs it
 by subclassing it in a test module that provides a ``store_factory`` fixture (see
 :mod:`agent_memory.testing`); a new test goes into the class of its topic, or into a new
 class added to the bases below.
@@ -12,8 +13,9 @@ from __future__ import annotations
 from .concurrency import ConcurrencyTests
 from .records import RecordTests
 from .search import SearchTests
+from .versions import VersionTests
 
 
-class StoreConformance(RecordTests, SearchTests, ConcurrencyTests):
+class StoreConformance(RecordTests, SearchTests, ConcurrencyTests, VersionTests):
     """The whole record-store contract. Subclass it as ``Test<YourStore>`` and provide a
     ``store_factory`` fixture returning a :data:`~agent_memory.testing.StoreFactory`."""

@@ -38,12 +38,15 @@ class RecordTests(StoreHarness):
 
     async def test_round_trip_every_kind(self, store: MemoryStore) -> None:
         records = every_kind()
-        await store.put([Indexed(r, vectors={"content": E1}) for r in records])
+        stored = await store.put([Indexed(r, vectors={"content": E1}) for r in records])
+        # put returns the records as stored: the same fields plus their version
+        assert [r.model_copy(update={"etag": None}) for r in stored] == records
+        assert all(r.etag for r in stored) and len({r.etag for r in stored}) == len(stored)
 
         got = await store.get("alice", [r.id for r in reversed(records)])
-        assert got == list(reversed(records))
+        assert got == list(reversed(stored))
         assert [type(r) for r in got] == [type(r) for r in reversed(records)]
-        assert await store.list("alice", EVERYTHING) == records
+        assert await store.list("alice", EVERYTHING) == stored
 
     async def test_get_skips_missing_ids_and_keeps_order(self, store: MemoryStore) -> None:
         await store.put([Indexed(turn(f"t{i}", created_at=at(i))) for i in range(3)])
@@ -55,12 +58,12 @@ class RecordTests(StoreHarness):
         self, store: MemoryStore, connect: Connect
     ) -> None:
         records = every_kind()
-        await store.put([Indexed(r, vectors={"content": E1}) for r in records])
+        stored = await store.put([Indexed(r, vectors={"content": E1}) for r in records])
         await store.close()
         await store.close()  # closing twice is safe
 
         reopened = await connect()
-        assert await reopened.list("alice", EVERYTHING) == records
+        assert await reopened.list("alice", EVERYTHING) == stored
         hits = await reopened.vector_search("alice", E1, EVERYTHING, k=10)
         assert sorted(h.record.id for h in hits) == sorted(r.id for r in records)
         text_hits = await reopened.text_search("alice", "hello", EVERYTHING, k=10)
@@ -99,7 +102,7 @@ class RecordTests(StoreHarness):
 
     async def test_list_orders_by_created_at_then_seq_and_limits(self, store: MemoryStore) -> None:
         same_time = [turn(f"s{i}", seq=i, created_at=at(10)) for i in range(5)]
-        earlier = [turn("early", seq=9, created_at=at(1)), turn("late", seq=0, created_at=at(20))]
+        earlier = [turn("early", seq=9, created_at=at(1)), turn("late", seq=8, created_at=at(20))]
         shuffled = same_time + earlier
         random.Random(7).shuffle(shuffled)
         await store.put([Indexed(r) for r in shuffled])
@@ -114,9 +117,10 @@ class RecordTests(StoreHarness):
 
     async def test_upsert_replaces_doc_text_and_vectors(self, store: MemoryStore) -> None:
         first = Interaction(id="x", user_id="alice", thread_id="th1", content="alpha words")
-        await store.put([Indexed(first, vectors={"content": E1, "summary": E3})])
-        second = first.model_copy(update={"content": "beta words", "thread_id": "th2"})
-        await store.put([Indexed(second, vectors={"content": E2})])
+        (stored,) = await store.put([Indexed(first, vectors={"content": E1, "summary": E3})])
+        second = stored.model_copy(update={"content": "beta words", "thread_id": "th2"})
+        (second,) = await store.put([Indexed(second, vectors={"content": E2})])
+        assert second.etag != stored.etag
 
         assert await store.count("alice", EVERYTHING) == 1
         assert await store.get("alice", ["x"]) == [second]
@@ -162,17 +166,18 @@ class RecordTests(StoreHarness):
         self, store: MemoryStore,
     ) -> None:
         fact = Fact(id="fu", user_id="alice", thread_id="th1", content="likes green tea")
-        await store.put([Indexed(fact, vectors={"content": E1})])
+        (fact,) = await store.put([Indexed(fact, vectors={"content": E1})])
         assert [h.record.id for h in await store.vector_search("alice", E1, ALL, 5)] == ["fu"]
         # A document-only change (access statistics) is stored.
         touched = fact.model_copy(update={"access_count": 3, "last_accessed_at": at(5)})
-        assert await store.update([touched]) == 1
+        (touched,) = await store.update([touched])
         (got,) = await store.get("alice", ["fu"])
+        assert got == touched and got.etag != fact.etag
         assert got.access_count == 3 and got.last_accessed_at == at(5)
         # A filter change (supersede) hides it from default reads at once, vectors and text kept.
         retired = touched.model_copy(update={"superseded_by": "other",
                                              "supersede_reason": SupersedeReason.DUPLICATE})
-        assert await store.update([retired]) == 1
+        assert len(await store.update([retired])) == 1
         assert await store.vector_search("alice", E1, ALL, 5) == []
         assert await store.text_search("alice", "green tea", ALL, 5) == []
         hits = await store.vector_search("alice", E1, EVERYTHING, 5)
@@ -182,7 +187,7 @@ class RecordTests(StoreHarness):
         # Unknown ids and other users' ids are skipped; nothing is created.
         ghost = fact.model_copy(update={"id": "ghost"})
         bobs = fact.model_copy(update={"user_id": "bob"})
-        assert await store.update([ghost, bobs]) == 0
+        assert await store.update([ghost, bobs]) == []
         assert await store.get("alice", ["ghost"]) == [] and await store.get("bob", ["fu"]) == []
 
     async def test_users_never_see_each_other(self, store: MemoryStore) -> None:
