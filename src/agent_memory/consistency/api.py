@@ -152,7 +152,7 @@ class ConsistencyAPI:
         """Hook of ``add_turns``: advance the turn counters, enqueue crossed thresholds."""
         thresholds = Thresholds.from_settings(self.settings)
         if thresholds.enabled and turns:
-            await count_turns(queue_for(self.store), turns, thresholds)
+            await count_turns(self.store, queue_for(self.store), turns, thresholds)
 
     async def jobs(self, user_id: str | None = None,
                    states: Sequence[JobState | str] | None = None) -> list[Job]:

@@ -6,11 +6,18 @@ threshold crossed, all in one conditional write (:meth:`JobQueue.advance`). A co
 writer that moved a counter first makes the write fail; the counters are re-read and the plan
 recomputed (optimistic concurrency with retries, as seed 000 does with ETags).
 
-What a thread counter counts: turns are numbered by ``seq`` within their thread, so a thread's
-counter moves to ``max(seq) + 1`` of the turns seen, but by at most the number of turns of that
-thread in the batch. Re-adding a turn (same seq) therefore counts nothing, a crash between the
-turn write and the count is caught up by the next batch of the thread, and an explicit large
-``seq`` cannot fire a burst of jobs. The user counter moves by the sum of its threads' moves.
+What a thread counter counts: the store numbers a thread's turns ``0, 1, 2, ...`` where each
+write commits, so the number of turns a thread holds is its next ``seq``
+(:meth:`MemoryStore.next_seq`, read *after* the batch committed). A thread's counter moves up
+to that value (never down). Under concurrent writers this is exact whatever order they count
+in: the last writer to count sees every committed turn, and one that counts late finds its
+turns already counted. Re-adding a turn counts nothing, and a crash between the turn write and
+the count is caught up by the next batch of the thread. The user counter moves by the sum of
+its threads' moves.
+
+One move that crosses more than :data:`MAX_CROSSINGS` multiples of a threshold (an explicit,
+far-off ``seq``) enqueues only the last of them: every step is incremental (it reads what is
+new since its own watermark), so one job covers the turns of several crossings.
 """
 
 from __future__ import annotations
@@ -21,8 +28,12 @@ from collections.abc import Sequence
 
 from ..errors import StoreError
 from ..models import Turn
+from ..stores.base import MemoryStore
 from .models import CounterUpdate, JobKind, JobSpec, Thresholds, job_key
 from .queue import JobQueue
+
+MAX_CROSSINGS = 10
+"""Most jobs of one kind one counter move enqueues (the last crossings, see the module doc)."""
 
 MAX_CONFLICT_RETRIES = 50
 """Re-reads after a version conflict before giving up (each conflict means another writer
@@ -37,7 +48,7 @@ def crossings(kind: JobKind, every: int, before: int, after: int, user_id: str,
     """
     if every <= 0 or after <= before:
         return []
-    first = before // every + 1
+    first = max(before // every + 1, after // every + 1 - MAX_CROSSINGS)
     return [
         JobSpec(key=job_key(kind, user_id, thread_id, n), kind=kind, user_id=user_id,
                 thread_id=thread_id, upto=n * every)
@@ -45,21 +56,15 @@ def crossings(kind: JobKind, every: int, before: int, after: int, user_id: str,
     ]
 
 
-def _batch_extent(turns: Sequence[Turn]) -> dict[str, dict[str, tuple[int, int]]]:
-    """user -> thread -> (max seq + 1, number of turns in the batch)."""
-    out: dict[str, dict[str, tuple[int, int]]] = {}
-    for turn in turns:
-        if not turn.thread_id:
-            continue
-        threads = out.setdefault(turn.user_id, {})
-        high, n = threads.get(turn.thread_id, (0, 0))
-        threads[turn.thread_id] = (max(high, turn.seq + 1), n + 1)
-    return out
-
-
-async def count_turns(queue: JobQueue, turns: Sequence[Turn], thresholds: Thresholds
-                      ) -> list[JobSpec]:
+async def count_turns(store: MemoryStore, queue: JobQueue, turns: Sequence[Turn],
+                      thresholds: Thresholds) -> list[JobSpec]:
     """Advance the counters for stored ``turns`` and enqueue the jobs whose threshold they cross.
+
+    Args:
+        store: where the turns were committed (their threads' lengths are read from it).
+        queue: the job queue with the counters.
+        turns: the turns just stored.
+        thresholds: every how many turns each step runs.
 
     Returns:
         The jobs planned (already-stored keys among them are skipped by the queue).
@@ -70,23 +75,25 @@ async def count_turns(queue: JobQueue, turns: Sequence[Turn], thresholds: Thresh
     """
     if not thresholds.enabled:
         return []
+    scopes: dict[str, set[str]] = {}
+    for turn in turns:
+        if turn.thread_id:
+            scopes.setdefault(turn.user_id, set()).add(turn.thread_id)
     planned: list[JobSpec] = []
-    for user_id, threads in _batch_extent(turns).items():
-        planned += await _count_user(queue, user_id, threads, thresholds)
+    for user_id, names in scopes.items():
+        planned += await _count_user(store, queue, user_id, sorted(names), thresholds)
     return planned
 
 
-async def _count_user(queue: JobQueue, user_id: str, threads: dict[str, tuple[int, int]],
+async def _count_user(store: MemoryStore, queue: JobQueue, user_id: str, names: list[str],
                       thresholds: Thresholds) -> list[JobSpec]:
-    names = sorted(threads)
     for attempt in range(MAX_CONFLICT_RETRIES):
         *per_thread, user = await queue.counters(user_id, [*names, None])
         updates: list[CounterUpdate] = []
         jobs: list[JobSpec] = []
         moved = 0
         for counter in per_thread:
-            high, n = threads[counter.thread_id or ""]
-            after = max(counter.seen, min(high, counter.seen + n))
+            after = max(counter.seen, await store.next_seq(user_id, counter.thread_id or ""))
             if after == counter.seen:
                 continue
             moved += after - counter.seen

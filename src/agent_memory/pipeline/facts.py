@@ -68,13 +68,17 @@ async def extract_facts(
     for start in range(0, len(turns), _BATCH_TURNS):
         drafts += (await c.reasoner.extract_facts(turns[start : start + _BATCH_TURNS])).facts
 
+    # Only the facts sharing a hash with a draft are read (one indexed look-up), never the
+    # whole partition.
+    hashes = frozenset(content_hash(d.text) for d in drafts)
     existing = [
         f
         for f in await c.store.list(
-            user_id, RecordQuery(kinds=frozenset({RecordKind.FACT}), include_superseded=True)
+            user_id, RecordQuery(kinds=frozenset({RecordKind.FACT}), include_superseded=True,
+                                 content_hashes=hashes)
         )
         if isinstance(f, Fact)
-    ]
+    ] if hashes else []
     known = {f.content_hash for f in existing if f.active}
     # A fact that reconciliation retired must not come back when the same turns are read
     # again; the same text stated in *other* turns is new evidence and is kept.

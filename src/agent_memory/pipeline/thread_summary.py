@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..models import RecordKind, ThreadSummary, Turn, merge_ids, require_scope, summary_id, utcnow
 from ..stores.base import RecordQuery
+from ..stores.conditional import retry_on_conflict
 from .context import Components, StepResult
 
 
@@ -23,12 +24,22 @@ async def generate_thread_summary(
     Returns:
         A :class:`StepResult`; ``written`` is empty when no turn is newer than the watermark.
 
+    The write is conditional on the summary's version: when another writer (the memory
+    keeper of a live session, a concurrent run) moved it first, the step runs again on fresh
+    reads, so every turn is folded into exactly one window.
+
     Raises:
         MissingScopeError: blank user_id or thread_id.
         ReasonerError: the reasoner failed (the old summary is kept).
+        ConflictError: concurrent writers kept moving the summary.
     """
     user_id = require_scope(user_id)
     thread_id = require_scope(thread_id, "thread_id")
+    return await retry_on_conflict(lambda: _summarize(c, user_id, thread_id, recent_k))
+
+
+async def _summarize(c: Components, user_id: str, thread_id: str, recent_k: int | None
+                     ) -> StepResult:
     sid = summary_id(user_id, thread_id)
     found = await c.store.get(user_id, [sid])
     previous = found[0] if found else None

@@ -18,6 +18,7 @@ from ..models import (
     utcnow,
 )
 from ..stores.base import RecordQuery
+from ..stores.conditional import retry_on_conflict
 from .context import Components, StepResult
 
 
@@ -37,21 +38,24 @@ async def generate_user_summary(c: Components, user_id: str) -> StepResult:
     Raises:
         MissingScopeError: blank user_id.
         ReasonerError: the reasoner failed (the old profile is kept).
+        ConflictError: concurrent writers kept changing the profile (each attempt re-reads).
     """
     user_id = require_scope(user_id)
+    return await retry_on_conflict(lambda: _summarize_user(c, user_id))
+
+
+async def _summarize_user(c: Components, user_id: str) -> StepResult:
     pid = profile_id(user_id)
     found = await c.store.get(user_id, [pid])
     previous = found[0] if found else None
     assert previous is None or isinstance(previous, UserProfile)
-    candidates = await c.store.list(
-        user_id, RecordQuery(kinds=frozenset({RecordKind.SUMMARY, RecordKind.FACT}))
-    )
     watermark = previous.watermark if previous else None
-    items = [
-        r
-        for r in candidates
-        if isinstance(r, ThreadSummary | Fact) and (watermark is None or r.updated_at > watermark)
-    ]
+    # only what changed after the watermark is read (an indexed range on updated_at)
+    candidates = await c.store.list(
+        user_id, RecordQuery(kinds=frozenset({RecordKind.SUMMARY, RecordKind.FACT}),
+                             updated_after=watermark)
+    )
+    items = [r for r in candidates if isinstance(r, ThreadSummary | Fact)]
     result = StepResult(step="user_summary", user_id=user_id)
     if not items:
         return result

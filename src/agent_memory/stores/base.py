@@ -97,6 +97,8 @@ class RecordQuery(BaseModel):
         embedded: ``False``: only records stored without vectors (a session's turns whose
             embedding is deferred); ``True``: only records with vectors.
         content_hash: only facts with this hash.
+        content_hashes: only facts with one of these hashes (exact dedup of a batch in one
+            indexed look-up).
         categories: only facts/insights in these categories.
         include_superseded: include facts retired by reconciliation (default False).
         processed: only facts/insights with this ``processed`` flag.
@@ -117,6 +119,7 @@ class RecordQuery(BaseModel):
     updated_after: datetime | None = None
     embedded: bool | None = None
     content_hash: str | None = None
+    content_hashes: frozenset[str] | None = None
     categories: frozenset[str] | None = None
     include_superseded: bool = False
     processed: bool | None = None
@@ -302,6 +305,17 @@ class MemoryStore(ABC):
         words; Cosmos DB: ``FullTextScore`` over the same words); scores are comparable within
         one result list only.
         """
+
+    async def next_seq(self, user_id: str, thread_id: str) -> int:
+        """The ``seq`` the thread's next turn gets: one past its largest (0 when it has none).
+
+        With ``seq`` assigned where writes commit, this is the number of turns the thread has
+        held (turn counters read it). This default reads the thread's turns; stores override
+        it with an index look-up.
+        """
+        turns = await self.list(require_scope(user_id), RecordQuery(
+            kinds=frozenset({RecordKind.TURN}), thread_id=thread_id))
+        return max((getattr(t, "seq", -1) for t in turns), default=-1) + 1
 
     async def speakers(self, user_id: str) -> list[str]:
         """The distinct ``speaker`` names of the user's turns, sorted.

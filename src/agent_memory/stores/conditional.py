@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from ..errors import ConflictError, RecordNotFoundError
@@ -75,3 +75,29 @@ async def modify(
     raise ConflictError(
         f"record {record_id!r} of user {user_id!r} kept changing under concurrent writers; "
         f"gave up after {attempts} attempts", [record_id])
+
+
+T = TypeVar("T")
+
+
+async def retry_on_conflict(run: Callable[[], Awaitable[T]], *, attempts: int = MAX_ATTEMPTS
+                            ) -> T:
+    """Run a whole read-compute-write step again, on fresh reads, while its conditional write
+    loses to a concurrent writer (a step whose result depends on everything it read, such as
+    a summary folded from the turns after a watermark).
+
+    Args:
+        run: the step; each call must read what it needs anew.
+        attempts: runs tried before the conflict is raised.
+
+    Raises:
+        ConflictError: every run lost to a concurrent writer.
+    """
+    for attempt in range(attempts):
+        try:
+            return await run()
+        except ConflictError:
+            if attempt == attempts - 1:
+                raise
+            await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+    raise AssertionError("unreachable")

@@ -94,6 +94,8 @@ def where_clause(user_id: str, query: RecordQuery) -> tuple[str, list[Any]]:
     if query.content_hash is not None:
         clauses.append("r.content_hash = ?")
         params.append(query.content_hash)
+    if query.content_hashes is not None:
+        among("content_hash", query.content_hashes)
     if query.categories is not None:
         among("category", query.categories)
     if not query.include_superseded:

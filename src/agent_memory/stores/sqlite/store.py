@@ -35,7 +35,7 @@ from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_e
 from .query import match_expression, query_terms, record_row, vector_blob, where_clause
 from .terms import TermBudget
 from .vectors import UserVectors, VectorCache, VectorIndex, VectorRow
-from .writes import seq_conflict, stamp
+from .writes import next_seq, seq_conflict, stamp
 from .writes import touch as touch_facts
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -609,6 +609,14 @@ class SQLiteStore(MemoryStore):
                     ).fetchall()
                 ) if top else {}
         return [Scored(self._parse(docs[rid]), float(score)) for rid, score in top]
+
+    async def next_seq(self, user_id: str, thread_id: str) -> int:
+        """The thread's next ``seq`` (one seek in the ``turns_by_seq`` index)."""
+        user_id = require_scope(user_id)
+        with self._lock:
+            conn = self._require_conn()
+            with self._translate("next seq"):
+                return next_seq(conn, user_id, thread_id)
 
     async def speakers(self, user_id: str) -> list[str]:
         """The distinct speaker names of the user's turns, sorted (at most

@@ -219,6 +219,8 @@ class VectorIndex:
             masks.append(self.has_seq & (self.seq > query.after_seq))
         if query.content_hash is not None:
             masks.append(self.chash.equal(query.content_hash))
+        if query.content_hashes is not None:
+            masks.append(self.chash.among(query.content_hashes))
         if query.categories is not None:
             masks.append(self.category.among(query.categories))
         if not query.include_superseded and self.any_superseded:
