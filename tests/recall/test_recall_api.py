@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from agent_memory import AsyncMemory, Settings
-from agent_memory.errors import InvalidInputError
+from agent_memory.errors import ConflictError, InvalidInputError
 from agent_memory.models import Fact, RecordKind
 from agent_memory.reasoners.openai import OpenAIReasoner
 from agent_memory.reasoners.scripted import ScriptedChatModel
@@ -152,3 +152,23 @@ async def test_bad_recall_arguments(filled):
         await filled.recall("u1", "x", min_score=2)
     with pytest.raises(ValueError):
         await filled.recall("u1", "x", strategy="NOPE")
+
+
+async def test_an_access_count_never_revives_a_fact_retired_meanwhile(filled) -> None:
+    from agent_memory.recall.api import _touch  # the recall path's access update
+
+    memory = filled
+    result = await memory.recall("u1", "peanut allergy", max_memories=2, update_access=False)
+    read = [m.model_copy() for m in result.memories]  # the copies scoring worked on
+    target = read[0].record
+    winner = Fact(id="fact-newer", user_id="u1", content="The user outgrew the allergy.",
+                  created_at=target.created_at + timedelta(days=30))
+    (winner,) = await memory.components.write([winner])
+    (stored,) = await memory.store.get("u1", [target.id])
+    await memory.store.update([stored.model_copy(update={"superseded_by": winner.id})])
+    await _touch(memory.components, read)  # arrives after the fact was retired
+    (after,) = await memory.store.get("u1", [target.id])
+    assert after.superseded_by == winner.id  # still retired
+    assert after.access_count == 1  # and the access is counted
+    with pytest.raises(ConflictError):  # writing back the stale copy is refused
+        await memory.store.update([stored.model_copy(update={"importance": 2})])
