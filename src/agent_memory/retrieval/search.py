@@ -22,7 +22,6 @@ keeps every signal's score and rank, the support folded onto it and its provenan
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from datetime import datetime
 
 import numpy as np
@@ -31,8 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..embedders.base import Embedder
 from ..errors import EmptyContentError
 from ..models import DERIVED_KINDS, MemoryRecord, RecordKind, as_utc, require_scope
-from ..stores.base import CONTENT, MemoryStore, RecordQuery, Scored
-from .fusion import DEFAULT_RRF_K, fold_evidence, rrf
+from ..stores.base import CONTENT, MemoryStore, RecordQuery
+from ..stores.search import SearchHit, SignalHit, StoreSearch
+from .fusion import DEFAULT_RRF_K, fold_evidence
 from .hits import Hit, Provenance, SearchMode, Signal
 from .subjects import SUBJECT_WEIGHT, apply_prior, named_speakers, strip_names
 
@@ -120,10 +120,6 @@ class SearchRequest(BaseModel):
         )
 
 
-def _signals(results: Sequence[Scored]) -> dict[str, tuple[Scored, int]]:
-    return {s.record.id: (s, rank) for rank, s in enumerate(results, start=1)}
-
-
 async def search(
     store: MemoryStore,
     embedder: Embedder,
@@ -154,30 +150,22 @@ async def search(
         names = named_speakers(request.query, await store.speakers(user_id))
         if names:
             text = strip_names(request.query, names)
-    qvec, texts = await _embed_while_matching(store, embedder, user_id, text, request, groups,
-                                              pool)
-    lists: dict[str, list[Scored]] = {}
-    for group, group_query in groups.items():
-        if qvec is not None:
-            lists[f"vector{group}"] = await store.vector_search(
-                user_id, qvec, group_query, pool, request.fields)
-        if group in texts:
-            lists[f"text{group}"] = texts[group]
-
-    # Each record belongs to one group, so it has at most one "vector" and one "text" entry.
-    by_signal: dict[str, dict[str, tuple[Scored, int]]] = {"vector": {}, "text": {}}
-    for name, found in lists.items():
-        by_signal["vector" if name.startswith("vector") else "text"].update(_signals(found))
-    records = {s.record.id: s.record for found in lists.values() for s in found}
+    found = await _search_groups(store, embedder, user_id, text, request, groups, pool, rrf_k)
+    # Each record belongs to one group: its group's fused score is its score over all lists.
+    by_signal: dict[str, dict[str, SignalHit]] = {"vector": {}, "text": {}}
+    records: dict[str, MemoryRecord] = {}
+    fused: list[tuple[str, float]] = []
+    for hits in found:
+        for hit in hits:
+            records[hit.record.id] = hit.record
+            fused.append((hit.record.id, hit.score))
+            for name, signal in hit.signals.items():
+                by_signal[name][hit.record.id] = signal
     support: dict[str, dict[str, float]] = {}
     factors: dict[str, float] = {}
-    if request.mode == SearchMode.VECTOR:
-        ranked = [(s.record.id, s.score) for s in lists["vector"]]
-    elif request.mode == SearchMode.TEXT:
-        ranked = [(s.record.id, s.score) for s in lists["text"]]
-    else:
-        ranked = rrf({name: [s.record.id for s in found] for name, found in lists.items()},
-                     k=rrf_k)
+    order = {rid: i for i, (rid, _) in enumerate(fused)}
+    ranked = sorted(fused, key=lambda pair: (-pair[1], order[pair[0]]))
+    if request.mode == SearchMode.HYBRID:
         if request.folds_evidence:
             ranked, support = await _fold(store, user_id, query, ranked, records)
         if names:
@@ -185,7 +173,7 @@ async def search(
     hits = []
     for record_id, score in ranked[: request.k]:
         signals = {
-            name: Signal(score=entry[0].score, rank=entry[1], field=entry[0].field)
+            name: Signal(score=entry.score, rank=entry.rank, field=entry.field)
             for name, table in by_signal.items()
             if (entry := table.get(record_id)) is not None
         }
@@ -197,7 +185,7 @@ async def search(
     return hits
 
 
-async def _embed_while_matching(
+async def _search_groups(
     store: MemoryStore,
     embedder: Embedder,
     user_id: str,
@@ -205,29 +193,31 @@ async def _embed_while_matching(
     request: SearchRequest,
     groups: dict[str, RecordQuery],
     pool: int,
-) -> tuple[np.ndarray | None, dict[str, list[Scored]]]:
-    """The query embedding (vector and hybrid modes) and each group's full-text list (text and
-    hybrid modes).
+    rrf_k: int,
+) -> list[list[SearchHit]]:
+    """Each group's hits from one pushed-down search (:meth:`MemoryStore.search`).
 
-    The embedding runs in the embedder's worker thread while the full-text searches run here
-    (both release the GIL: onnxruntime, sqlite3): at 100k records this took hybrid search
-    from about 17 to 12-15 ms at p50 (BENCHMARKS.md, "Search at scale").
+    The query embedding runs in the embedder's worker thread while the store starts on the
+    first group's full-text search (both release the GIL: onnxruntime, sqlite3): at 100k
+    records this took hybrid search from about 17 to 12-15 ms at p50 (BENCHMARKS.md, "Search
+    at scale"). One embedding serves every group.
     """
     embedding: asyncio.Future[np.ndarray] | None = None
     if request.mode in (SearchMode.VECTOR, SearchMode.HYBRID):
         embedding = asyncio.ensure_future(embedder.embed_one(text))
-        await asyncio.sleep(0)  # let it start: the store's calls below do not yield
-    texts: dict[str, list[Scored]] = {}
+    with_text = request.mode in (SearchMode.TEXT, SearchMode.HYBRID)
     try:
-        if request.mode in (SearchMode.TEXT, SearchMode.HYBRID):
-            for group, group_query in groups.items():
-                texts[group] = await store.text_search(user_id, text, group_query, pool)
+        return [
+            await store.search(user_id, StoreSearch(
+                query=group_query, k=pool, text=text if with_text else None,
+                vector=embedding, fields=request.fields, rrf_k=rrf_k))
+            for group_query in groups.values()
+        ]
     except BaseException:
         if embedding is not None:
             embedding.cancel()
             await asyncio.gather(embedding, return_exceptions=True)
         raise
-    return (await embedding if embedding is not None else None), texts
 
 
 def _groups(query: RecordQuery, request: SearchRequest) -> dict[str, RecordQuery]:

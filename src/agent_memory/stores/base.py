@@ -35,6 +35,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import StoreError
 from ..models import MemoryRecord, RecordKind, require_scope
+from .paging import Page
+from .search import SearchHit, StoreSearch
 
 CONTENT = "content"
 """The vector field every embedded record has: the embedding of its index text."""
@@ -305,6 +307,38 @@ class MemoryStore(ABC):
         words; Cosmos DB: ``FullTextScore`` over the same words); scores are comparable within
         one result list only.
         """
+
+    async def search(self, user_id: str, request: StoreSearch) -> list[SearchHit]:
+        """One search pushed down: vector, full-text or hybrid over the user's records
+        matching ``request.query``; best first, each hit with every signal's rank and raw
+        score (see :mod:`.search`).
+
+        This default runs :meth:`text_search` and :meth:`vector_search` and fuses them with
+        RRF above the store; a store with native hybrid search overrides it and declares
+        :attr:`Capability.NATIVE_HYBRID_SEARCH`.
+
+        Raises:
+            DimensionMismatchError: the vector has the wrong length.
+        """
+        from .search import fused_search
+
+        return await fused_search(self, require_scope(user_id), request)
+
+    async def page(self, user_id: str, query: RecordQuery, cursor: str | None = None
+                   ) -> Page:
+        """One page of :meth:`list` (``query.limit`` records, default 100) after ``cursor``.
+
+        Returns:
+            The records and the cursor of the next page (``None`` on the last page).
+
+        Raises:
+            InvalidInputError: a malformed cursor.
+
+        This default lists every match; stores override it with keyset paging.
+        """
+        from .paging import page_by_listing
+
+        return await page_by_listing(self, require_scope(user_id), query, cursor)
 
     async def next_seq(self, user_id: str, thread_id: str) -> int:
         """The ``seq`` the thread's next turn gets: one past its largest (0 when it has none).

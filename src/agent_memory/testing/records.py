@@ -282,3 +282,26 @@ class RecordTests(StoreHarness):
         assert await store.count("bob", EVERYTHING) == 1
         with pytest.raises(MissingScopeError):
             await store.purge(" ")
+
+    async def test_pages_walk_every_record_once_in_list_order(self, store: MemoryStore) -> None:
+        await store.put([Indexed(turn(f"t{i:02d}", seq=i, created_at=at(i % 7)))
+                         for i in range(25)])
+        expected = ids(await store.list("alice", ALL))
+        for newest_first in (False, True):
+            query = RecordQuery(limit=10, newest_first=newest_first)
+            seen: list[str] = []
+            page = await store.page("alice", query)
+            sizes = [len(page.records)]
+            seen += ids(page.records)
+            if not newest_first:  # a record written meanwhile, before the cursor, moves nothing
+                await store.put([Indexed(turn("late", seq=99, created_at=at(-1)))])
+            while page.cursor is not None:
+                page = await store.page("alice", query, page.cursor)
+                sizes.append(len(page.records))
+                seen += ids(page.records)
+            assert seen == (expected if not newest_first else
+                            ids(await store.list("alice", RecordQuery(newest_first=True))))
+            assert sizes[:2] == [10, 10]
+        assert ids((await store.page("bob", RecordQuery(limit=10))).records) == []
+        with pytest.raises(InvalidInputError):
+            await store.page("alice", RecordQuery(limit=10), "not a cursor")

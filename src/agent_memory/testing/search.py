@@ -155,3 +155,41 @@ class SearchTests(StoreHarness):
         assert await store.speakers("nobody") == []
         with pytest.raises(MissingScopeError):
             await store.speakers(" ")
+
+    @requires(Capability.VECTOR_SEARCH, Capability.FULL_TEXT_SEARCH)
+    async def test_one_pushed_down_search_returns_every_signals_rank_and_score(
+        self, store: MemoryStore
+    ) -> None:
+        import asyncio
+
+        from ..stores.search import StoreSearch
+
+        await store.put([Indexed(turn(rid, content=f"{rid} kayak"), vectors={"content": vec})
+                         for rid, vec, _ in fan()])
+        await store.put([Indexed(turn("words-only", content="kayak kayak kayak"))])
+        vector_hits = await store.vector_search("alice", E1, ALL, k=5)
+        text_hits = await store.text_search("alice", "kayak", ALL, k=5)
+
+        async def embedding() -> np.ndarray:  # an awaitable vector, as the client passes it
+            await asyncio.sleep(0)
+            return E1
+
+        hybrid = await store.search("alice", StoreSearch(query=ALL, k=5, text="kayak",
+                                                          vector=embedding(), rrf_k=10))
+        found = {h.record.id: h for h in hybrid}
+        for name, hits in (("vector", vector_hits), ("text", text_hits)):
+            for rank, hit in enumerate(hits, start=1):
+                signal = found[hit.record.id].signals[name]
+                assert (signal.rank, signal.score) == (rank, pytest.approx(hit.score))
+        for hit in hybrid:  # fused: reciprocal rank fusion over the signals that found it
+            expected = sum(1 / (10 + s.rank) for s in hit.signals.values())
+            assert hit.score == pytest.approx(expected)
+        assert [h.score for h in hybrid] == sorted((h.score for h in hybrid), reverse=True)
+        assert "words-only" in found and "vector" not in found["words-only"].signals
+
+        alone = await store.search("alice", StoreSearch(query=ALL, k=5, vector=E1))
+        assert [(h.record.id, h.score) for h in alone] == [
+            (h.record.id, pytest.approx(h.score)) for h in vector_hits]
+        alone = await store.search("alice", StoreSearch(query=ALL, k=5, text="kayak"))
+        assert [h.record.id for h in alone] == [h.record.id for h in text_hits]
+        assert all(set(h.signals) == {"text"} for h in alone)

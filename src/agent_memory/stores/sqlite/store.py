@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from ...errors import ConfigError, InvalidInputError, NotAStoreError, StoreError
 from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
+from ..paging import DEFAULT_PAGE_SIZE, Page, decode_cursor, encode_cursor, sort_key
 from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_embedding
 from .query import match_expression, query_terms, record_row, vector_blob, where_clause
 from .terms import TermBudget
@@ -553,6 +554,31 @@ class SQLiteStore(MemoryStore):
             with self._translate("list"):
                 docs = conn.execute(sql, params).fetchall()
         return [self._parse(doc) for (doc,) in docs]
+
+    async def page(self, user_id: str, query: RecordQuery, cursor: str | None = None
+                   ) -> Page:
+        """Keyset paging over :meth:`list` order: the next ``query.limit`` (default 100)
+        records strictly after ``cursor``, one indexed range read per page.
+
+        Raises:
+            InvalidInputError: a malformed cursor.
+        """
+        size = query.limit or DEFAULT_PAGE_SIZE
+        where, params = where_clause(require_scope(user_id), query)
+        if cursor:
+            where += (" AND (r.created_at, coalesce(r.seq, -1), r.id) "
+                      f"{'<' if query.newest_first else '>'} (?, ?, ?)")
+            params.extend(decode_cursor(cursor))
+        order = "DESC" if query.newest_first else "ASC"
+        sql = (f"SELECT r.doc FROM records r WHERE {where} "
+               f"ORDER BY r.created_at {order}, r.seq {order}, r.id {order} LIMIT ?")
+        with self._lock:
+            conn = self._require_conn()
+            with self._translate("page"):
+                docs = conn.execute(sql, [*params, size + 1]).fetchall()
+        records = [self._parse(doc) for (doc,) in docs[:size]]
+        more = len(docs) > size
+        return Page(records, encode_cursor(sort_key(records[-1])) if more else None)
 
     async def count(self, user_id: str, query: RecordQuery) -> int:
         """Number of the user's records matching ``query`` (``limit`` ignored)."""
