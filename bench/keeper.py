@@ -52,16 +52,19 @@ async def replay(sample, embedder, k: int, n: int, plain: list[float], pruning: 
             for index, session in enumerate(sample.sessions):
                 sid = await memory.start_session(user, session.thread_id)
                 keeper = await memory.session_keeper(user, sid)
+                folded = -1
                 for turn in session.turns:
                     history.append(f"{turn.author}: {turn.content}")
-                    before = keeper.buffered
                     start = time.perf_counter()
                     await keeper.add_turn(turn.role, turn.content, speaker=turn.speaker,
                                           created_at=turn.created_at)
                     elapsed = time.perf_counter() - start
-                    (pruning if keeper.buffered <= before else plain).append(elapsed)
+                    # (outside the timing) did this call prune?
+                    now = (await keeper.record()).folded_seq
+                    (pruning if now != folded else plain).append(elapsed)
+                    folded = now
                 if index == len(sample.sessions) - 1:
-                    context_tokens = count_tokens(keeper.get_current_context())
+                    context_tokens = count_tokens(await keeper.get_current_context())
                 start = time.perf_counter()
                 await memory.end_session(user, sid)
                 ending.append(time.perf_counter() - start)
