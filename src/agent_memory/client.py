@@ -52,6 +52,7 @@ from .retrieval.search import SearchFilters, SearchRequest, search
 from .sessions.api import SessionsAPI
 from .stores import open_store
 from .stores.base import MemoryStore, RecordQuery
+from .stores.paging import Page
 
 
 class TurnInput(BaseModel):
@@ -343,7 +344,46 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
             InvalidNumberError: ``limit`` is not from 1 to ``MAX_K`` (1,000).
         """
         user_id = require_scope(user_id)
-        query = RecordQuery(
+        query = self._memory_query(kinds, thread_id, agent_id, since, until,
+                                   include_superseded, newest_first, limit)
+        await self.connect()
+        return await self.store.list(user_id, query)
+
+    async def get_memories_page(
+        self,
+        user_id: str,
+        *,
+        kinds: Sequence[RecordKind | str] | None = None,
+        thread_id: str | None = None,
+        agent_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        include_superseded: bool = False,
+        newest_first: bool = False,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> Page:
+        """One page of :meth:`get_memories` (``limit`` records after ``cursor``); pass
+        ``page.cursor`` back for the next one (``None`` on the last page). Pages never shift
+        when records are written meanwhile (keyset paging, :mod:`agent_memory.stores.paging`).
+
+        Raises:
+            The errors of :meth:`get_memories`; InvalidInputError: a malformed cursor.
+        """
+        user_id = require_scope(user_id)
+        query = self._memory_query(kinds, thread_id, agent_id, since, until,
+                                   include_superseded, newest_first, limit)
+        if cursor is not None:
+            check.text(cursor, "cursor")
+        await self.connect()
+        return await self.store.page(user_id, query, cursor)
+
+    @staticmethod
+    def _memory_query(kinds: Sequence[RecordKind | str] | None, thread_id: str | None,
+                      agent_id: str | None, since: datetime | None, until: datetime | None,
+                      include_superseded: bool, newest_first: bool, limit: int | None
+                      ) -> RecordQuery:
+        return RecordQuery(
             kinds=check.options(RecordKind, kinds, "kind") if kinds else None,
             thread_id=check.optional_scope(thread_id, "thread_id"),
             agent_id=check.optional_scope(agent_id, "agent_id"),
@@ -352,8 +392,6 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
             include_superseded=include_superseded, newest_first=newest_first,
             limit=check.optional_count(limit, "limit"),
         )
-        await self.connect()
-        return await self.store.list(user_id, query)
 
     async def get_summary(self, user_id: str, thread_id: str) -> ThreadSummary | None:
         """The thread's summary, or ``None`` before ``generate_thread_summary`` ran."""

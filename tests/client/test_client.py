@@ -235,3 +235,18 @@ async def test_open_applies_overrides_on_top_of_given_settings(tmp_path, local_e
         assert memory.settings.rrf_k == 30 and memory.settings.k_turn_buffer == 8
     with pytest.raises(ConfigError):
         base.merged(rrf_k=0)
+
+
+async def test_memories_page_through_with_a_cursor(memory) -> None:
+    from agent_memory.errors import InvalidInputError
+
+    await memory.add_turns([{"user_id": "u1", "thread_id": "t1", "role": "user",
+                             "content": f"message {i}"} for i in range(7)])
+    page = await memory.get_memories_page("u1", kinds=["turn"], limit=3)
+    seen = [r.id for r in page.records]
+    while page.cursor:
+        page = await memory.get_memories_page("u1", kinds=["turn"], limit=3, cursor=page.cursor)
+        seen += [r.id for r in page.records]
+    assert seen == [r.id for r in await memory.get_memories("u1", kinds=["turn"])]
+    with pytest.raises(InvalidInputError):
+        await memory.get_memories_page("u1", cursor="%%%")
