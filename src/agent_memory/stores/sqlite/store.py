@@ -143,16 +143,17 @@ class SQLiteStore(MemoryStore):
             SchemaVersionError: the store was written by a newer library.
             StoreError: the file cannot be created or opened.
         """
-        if self._pool is not None and not self._pool.closed:
-            await self._pool.run(self._open, embedding)
-            return
-        pool = ConnectionPool(self.path, self.threads, _BUSY_TIMEOUT_S)
+        pool, fresh = self._pool, self._pool is None or self._pool.closed
+        if fresh:  # set before the first await: a concurrent open() shares this pool
+            pool = self._pool = ConnectionPool(self.path, self.threads, _BUSY_TIMEOUT_S)
+        assert pool is not None
         try:
             await pool.run(self._open, embedding)
         except BaseException:
-            await asyncio.to_thread(pool.close)
+            if fresh and self._conn is None:
+                self._pool = None
+                await asyncio.to_thread(pool.close)
             raise
-        self._pool = pool
 
     def _open(self, embedding: EmbeddingSpec) -> None:
         with self._lock:
@@ -252,7 +253,8 @@ class SQLiteStore(MemoryStore):
             StoreError: the store is not open.
         """
         self._require_conn()
-        reader = self._pool.reader() if self._pool is not None else None
+        pool = self._pool
+        reader = pool.reader() if pool is not None else None
         if reader is None:
             with self._lock:
                 yield self._require_conn()
