@@ -23,6 +23,11 @@ Run against an older library without the thread pool (``threads`` unknown to
 ``no pool``: copy ``bench/`` elsewhere and put the other ``src`` first, e.g.
 ``cp bench/*.py /tmp/b/ && PYTHONPATH=/work/main/src python /tmp/b/loop_lag.py --locomo ...``.
 
+Two process-wide knobs a server may set are options: ``--switch-interval`` (the GIL switch
+interval, ms; a thread waiting for the GIL waits up to this long) and ``--gc-freeze``
+(``gc.freeze()`` after the build, so full collections skip the objects alive by then: with
+10k records cached they took 55-100 ms under load, the largest lags measured).
+
 Bar (issue 9): lag p99 <= 10 ms under 8 concurrent searches and 2 writers.
 
 Usage::
@@ -35,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import inspect
 import json
 import sys
@@ -161,6 +167,9 @@ async def measure(args: argparse.Namespace, workdir: Path, questions: list[str],
     async with AsyncMemory.open(store=make_store(path, 0), embedder=embedder) as memory:
         build_s = await build(memory, args.size, pool, vectors)
     print(f"built {args.size:,} records in {build_s:.1f} s\n")
+    if args.gc_freeze:
+        gc.collect()
+        gc.freeze()
 
     idle: list[float] = []
     await ticker(idle, time.perf_counter() + min(args.duration, 3.0))
@@ -195,6 +204,9 @@ def main() -> int:
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO, help="locomo_dev.json")
     parser.add_argument("--switch-interval", type=float,
                         help="sys.setswitchinterval in ms (Python's default: 5 ms)")
+    parser.add_argument("--gc-freeze", action="store_true",
+                        help="gc.freeze() once the store is built (as a server may after "
+                             "start-up): full collections then skip the objects alive so far")
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
     args = parser.parse_args()
     if args.switch_interval is not None:
@@ -210,6 +222,7 @@ def main() -> int:
             f"and {args.writers} writers (add_turns of {args.batch}) on one loop; one user of "
             f"{args.size:,} records from {source}; {args.duration:g} s per run, "
             f"{args.rounds} round(s); GIL switch interval {sys.getswitchinterval() * 1000:g} ms"
+            + ("; gc.freeze() after the build" if args.gc_freeze else "")
         )
         rows = asyncio.run(measure(args, workdir, questions, turns))
     header = (
