@@ -216,7 +216,7 @@ async def _embed_while_matching(
     embedding: asyncio.Future[np.ndarray] | None = None
     if request.mode in (SearchMode.VECTOR, SearchMode.HYBRID):
         embedding = asyncio.ensure_future(embedder.embed_one(text))
-        await asyncio.sleep(0)  # let it start: the store's calls below do not yield
+        await asyncio.sleep(0)  # let it start before the full-text searches are queued
     texts: dict[str, list[Scored]] = {}
     try:
         if request.mode in (SearchMode.TEXT, SearchMode.HYBRID):
