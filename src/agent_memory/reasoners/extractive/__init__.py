@@ -7,6 +7,7 @@ rewriting), :mod:`.dates` (relative dates made absolute).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,8 +37,10 @@ class ExtractiveReasoner(Reasoner):
     """Summaries by salient-sentence extraction and facts from self-disclosures.
 
     Everything runs in-process on the text alone (no embeddings), in well under a millisecond
-    per turn; the async methods do no I/O and return at once. Conversation text is only ever
-    scored and copied, never interpreted as instructions.
+    per turn, on a worker thread (``asyncio.to_thread``): pure-Python work on a batch still
+    adds up (summarizing or extracting facts from 100 LoCoMo turns took 40-45 ms each on the
+    project's 2-core machine), and the event loop keeps serving other tasks meanwhile.
+    Conversation text is only ever scored and copied, never interpreted as instructions.
     """
 
     name = "extractive"
@@ -47,29 +50,30 @@ class ExtractiveReasoner(Reasoner):
     ) -> SummaryDraft:
         """See :func:`.summarize.summarize_turns` (raises ``InvalidInputError`` for a budget < 1
         or nothing to summarize)."""
-        return summarize_turns(previous, turns, max_tokens)
+        return await asyncio.to_thread(summarize_turns, previous, list(turns), max_tokens)
 
     async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
         """See :func:`.facts.extract_facts`."""
-        return extract_facts(turns)
+        return await asyncio.to_thread(extract_facts, list(turns))
 
     async def summarize_user(
         self, previous: str | None, items: Sequence[str], max_tokens: int
     ) -> SummaryDraft:
         """See :func:`.summarize.summarize_items` (newer near-duplicates win)."""
-        return summarize_items(previous, items, max_tokens)
+        return await asyncio.to_thread(summarize_items, previous, list(items), max_tokens)
 
     # -- sessions (seed 001): see :mod:`.reflection` and :mod:`.planner` ------------------
 
     async def describe_interaction(self, turns: Sequence[Turn]) -> InteractionDraft:
         """See :func:`.reflection.describe_interaction`."""
-        return _reflection.describe_interaction(turns)
+        return await asyncio.to_thread(_reflection.describe_interaction, list(turns))
 
     async def reflect_on_session(
         self, turns: Sequence[Turn], categories: Sequence[str]
     ) -> SessionReflection:
         """See :func:`.reflection.reflect_session`."""
-        return _reflection.reflect_session(turns, categories)
+        return await asyncio.to_thread(_reflection.reflect_session, list(turns),
+                                       list(categories))
 
     async def fill_profile(
         self,
@@ -78,7 +82,7 @@ class ExtractiveReasoner(Reasoner):
         notes: Sequence[InsightNote],
     ) -> dict[str, Any]:
         """See :func:`.reflection.fill_profile`."""
-        return _reflection.fill_profile(model, previous, notes)
+        return await asyncio.to_thread(_reflection.fill_profile, model, previous, list(notes))
 
     async def retrieve_facts(
         self, query: str, run_tool: ToolRunner, *, categories: Sequence[str], top_k: int,
@@ -94,7 +98,7 @@ class ExtractiveReasoner(Reasoner):
     ) -> ReconcileDecision:
         """See :func:`.reconcile.reconcile_facts` (duplicates by embedding clusters and slots,
         contradictions by slots only)."""
-        return _reconcile.reconcile_facts(facts, vectors)
+        return await asyncio.to_thread(_reconcile.reconcile_facts, list(facts), vectors)
 
     # -- recall (seed 004): see :mod:`.recall` ------------------------------------------------
 
@@ -104,4 +108,4 @@ class ExtractiveReasoner(Reasoner):
         """See :func:`.recall.summarize_memories` (context-overlap sentence selection)."""
         from .recall import summarize_memories
 
-        return summarize_memories(context, memories, max_tokens)
+        return await asyncio.to_thread(summarize_memories, context, list(memories), max_tokens)

@@ -9,8 +9,9 @@ Tables (migration 3, :func:`.jobs_schema.migration_003_jobs`)::
 
 Every write is one ``BEGIN IMMEDIATE`` transaction on the store's connection, so counter
 updates and the jobs they enqueue commit together, and two processes claiming at once are
-serialised by SQLite's write lock (WAL lets readers continue meanwhile). Times are stored as
-Unix seconds (REAL).
+serialised by SQLite's write lock (WAL lets readers continue meanwhile). Reads use the store's
+per-worker read connections. Every coroutine runs on the store's thread pool
+(:mod:`.connections`), never on the event loop. Times are stored as Unix seconds (REAL).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from ...jobs.models import Counter, CounterUpdate, Job, JobSpec, JobState
 from ...jobs.queue import JobQueue
 from ...models import require_scope, utcnow
+from .connections import ConnectionPool, off_loop
 from .store import SQLiteStore
 
 _USER_SCOPE = ""
@@ -64,6 +66,11 @@ class SQLiteJobQueue(JobQueue):
     def __init__(self, store: SQLiteStore) -> None:
         self.store = store
 
+    @property
+    def _pool(self) -> ConnectionPool | None:
+        """The store's thread pool (``None`` while it is not open)."""
+        return self.store._pool
+
     @contextmanager
     def _write(self, action: str) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction on the store's connection, under its lock."""
@@ -80,14 +87,13 @@ class SQLiteJobQueue(JobQueue):
 
     @contextmanager
     def _read(self, action: str) -> Iterator[sqlite3.Connection]:
-        with self.store._lock:
-            conn = self.store._require_conn()
-            with self.store._translate(action):
-                yield conn
+        with self.store._reader() as conn, self.store._translate(action):
+            yield conn
 
     # -- counters --------------------------------------------------------------------------
 
-    async def counters(self, user_id: str, thread_ids: Sequence[str | None]) -> list[Counter]:
+    @off_loop
+    def counters(self, user_id: str, thread_ids: Sequence[str | None]) -> list[Counter]:
         """See :meth:`JobQueue.counters`."""
         user_id = require_scope(user_id)
         scopes = [t or _USER_SCOPE for t in thread_ids]
@@ -107,7 +113,8 @@ class SQLiteJobQueue(JobQueue):
                                version=version))
         return out
 
-    async def advance(self, updates: Sequence[CounterUpdate], jobs: Sequence[JobSpec]) -> bool:
+    @off_loop
+    def advance(self, updates: Sequence[CounterUpdate], jobs: Sequence[JobSpec]) -> bool:
         """See :meth:`JobQueue.advance` (one transaction; a conflict rolls everything back)."""
 
         class _Conflict(Exception):
@@ -150,14 +157,16 @@ class SQLiteJobQueue(JobQueue):
             added += cur.rowcount
         return added
 
-    async def enqueue(self, jobs: Sequence[JobSpec]) -> int:
+    @off_loop
+    def enqueue(self, jobs: Sequence[JobSpec]) -> int:
         """See :meth:`JobQueue.enqueue`."""
         with self._write("enqueue") as conn:
             return self._insert_jobs(conn, jobs)
 
     # -- leases ----------------------------------------------------------------------------
 
-    async def claim(self, worker_id: str, lease_seconds: float, now: datetime | None = None
+    @off_loop
+    def claim(self, worker_id: str, lease_seconds: float, now: datetime | None = None
                     ) -> Job | None:
         """See :meth:`JobQueue.claim` (per-user FIFO; expired leases are taken over)."""
         at = _ts(now or utcnow())
@@ -193,7 +202,8 @@ class SQLiteJobQueue(JobQueue):
         ).fetchone()
         return found is not None
 
-    async def renew(self, job: Job, worker_id: str, lease_seconds: float) -> bool:
+    @off_loop
+    def renew(self, job: Job, worker_id: str, lease_seconds: float) -> bool:
         """See :meth:`JobQueue.renew`."""
         with self._write("renew lease") as conn:
             if not self._owned(conn, job, worker_id):
@@ -202,7 +212,8 @@ class SQLiteJobQueue(JobQueue):
                          (_ts(utcnow() + timedelta(seconds=lease_seconds)), job.seq))
             return True
 
-    async def complete(self, job: Job, worker_id: str) -> bool:
+    @off_loop
+    def complete(self, job: Job, worker_id: str) -> bool:
         """See :meth:`JobQueue.complete`."""
         with self._write("complete job") as conn:
             if not self._owned(conn, job, worker_id):
@@ -214,7 +225,8 @@ class SQLiteJobQueue(JobQueue):
             )
             return True
 
-    async def fail(self, job: Job, worker_id: str, error: str, retry_at: datetime | None) -> bool:
+    @off_loop
+    def fail(self, job: Job, worker_id: str, error: str, retry_at: datetime | None) -> bool:
         """See :meth:`JobQueue.fail`."""
         with self._write("fail job") as conn:
             if not self._owned(conn, job, worker_id):
@@ -233,7 +245,8 @@ class SQLiteJobQueue(JobQueue):
                 )
             return True
 
-    async def release(self, job: Job, worker_id: str) -> bool:
+    @off_loop
+    def release(self, job: Job, worker_id: str) -> bool:
         """See :meth:`JobQueue.release`."""
         with self._write("release job") as conn:
             if not self._owned(conn, job, worker_id):
@@ -245,7 +258,8 @@ class SQLiteJobQueue(JobQueue):
             )
             return True
 
-    async def jobs(self, user_id: str | None = None, states: Sequence[JobState] | None = None
+    @off_loop
+    def jobs(self, user_id: str | None = None, states: Sequence[JobState] | None = None
                    ) -> list[Job]:
         """See :meth:`JobQueue.jobs`."""
         sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE 1 = 1"
@@ -261,7 +275,8 @@ class SQLiteJobQueue(JobQueue):
 
     # -- watermarks and forgetting ---------------------------------------------------------
 
-    async def get_mark(self, user_id: str, thread_id: str | None, step: str) -> int:
+    @off_loop
+    def get_mark(self, user_id: str, thread_id: str | None, step: str) -> int:
         """See :meth:`JobQueue.get_mark`."""
         with self._read("read mark") as conn:
             row = conn.execute(
@@ -270,7 +285,8 @@ class SQLiteJobQueue(JobQueue):
             ).fetchone()
         return -1 if row is None else int(row[0])
 
-    async def set_mark(self, user_id: str, thread_id: str | None, step: str, mark: int) -> None:
+    @off_loop
+    def set_mark(self, user_id: str, thread_id: str | None, step: str, mark: int) -> None:
         """See :meth:`JobQueue.set_mark`."""
         with self._write("set mark") as conn:
             conn.execute(
@@ -279,7 +295,8 @@ class SQLiteJobQueue(JobQueue):
                 (require_scope(user_id), thread_id or _USER_SCOPE, step, mark),
             )
 
-    async def purge(self, user_id: str, thread_id: str | None = None) -> dict[str, int]:
+    @off_loop
+    def purge(self, user_id: str, thread_id: str | None = None) -> dict[str, int]:
         """See :meth:`JobQueue.purge` (the user counter survives a thread purge)."""
         user_id = require_scope(user_id)
         scope = "" if thread_id is None else " AND thread_id = ?"

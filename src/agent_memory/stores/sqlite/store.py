@@ -5,10 +5,18 @@ vector search in :mod:`.vectors` (exact, or in partitions of 50k+ vectors a proj
 re-scored exactly, :mod:`.projection`), the bound on full-text work in :mod:`.terms`.
 Every statement that reads records names ``user_id = ?``: there is no query across users.
 
-Concurrency: one connection per store object, used under a lock, so a sync facade calling from
-another thread is safe. Several processes (or store objects) may open the same file: WAL lets
-readers run beside one writer, ``busy_timeout`` (5 s) waits for the write lock, and each write
-bumps the user's counter in ``user_versions`` so every connection's vector cache notices.
+Concurrency: no coroutine of the store blocks the event loop. Each runs its body on the
+store's own bounded thread pool (:mod:`.connections`; ``threads`` workers, closed by
+:meth:`SQLiteStore.close`): sqlite3 calls, numpy products and projection builds all happen
+there. Reads (``get``, ``list``, ``count``, full-text and vector search, ``speakers``) use the
+worker's own read connection, so several run at once (WAL lets readers run beside the writer;
+sqlite3 and numpy release the GIL, so two cores serve two searches). Writes use the one writer
+connection under a lock, as do vector-snapshot rebuilds, so a write is layered onto the cached
+vectors only when nothing came in between. A task cancelled while its call runs does not stop
+the call: a write still commits or rolls back whole. Several processes (or store objects) may
+open the same file: ``busy_timeout`` (5 s) waits for the write lock, and each write bumps the
+user's counter in ``user_versions`` so every connection's vector cache notices. Measured in
+``bench/loop_lag.py`` (BENCHMARKS.md, "Event-loop lag").
 
 ``sqlite3`` errors are translated here into :class:`~agent_memory.errors.StoreError` subclasses,
 with the original kept as ``__cause__``.
@@ -16,6 +24,7 @@ with the original kept as ``__cause__``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import threading
@@ -32,6 +41,7 @@ from ...errors import ConfigError, InvalidInputError, NotAStoreError, StoreError
 from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from ..paging import DEFAULT_PAGE_SIZE, Page, decode_cursor, encode_cursor, sort_key
+from .connections import ConnectionPool, default_threads, off_loop
 from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_embedding
 from .query import match_expression, query_terms, record_row, vector_blob, where_clause
 from .terms import TermBudget
@@ -69,10 +79,13 @@ class SQLiteStore(MemoryStore):
         text_match_budget: rows one full-text query may match (summed document frequencies of
             its terms) before its most frequent terms are left out (:mod:`.terms`); 0 never
             leaves a term out. Only stores larger than the budget are affected.
+        threads: worker threads of the store's pool, each with its own read connection
+            (default :func:`.connections.default_threads`: two per core, 2 to 8); 1 runs every
+            call in turn, still off the event loop.
 
     Raises:
         ConfigError: ``vector_index`` is unknown, or ``"hnsw"`` without usearch installed, or
-            ``text_match_budget`` is negative.
+            ``text_match_budget`` is negative, or ``threads`` < 1.
 
     Example::
 
@@ -92,7 +105,10 @@ class SQLiteStore(MemoryStore):
         vector_index: str = "pca",
         ann_min_rows: int = _ANN_MIN_ROWS,
         text_match_budget: int = TEXT_MATCH_BUDGET,
+        threads: int | None = None,
     ) -> None:
+        if threads is not None and threads < 1:
+            raise ConfigError(f"threads must be >= 1, not {threads}")
         if text_match_budget < 0:
             raise ConfigError(f"text_match_budget must be >= 0, not {text_match_budget}")
         if vector_index not in VECTOR_INDEXES:
@@ -112,6 +128,8 @@ class SQLiteStore(MemoryStore):
         self._lock = threading.RLock()
         self._cache = VectorCache(cache_bytes)
         self._graphs: dict[str, Any] = {}
+        self.threads = threads or default_threads()
+        self._pool: ConnectionPool | None = None
 
     @classmethod
     def from_path(cls, path: str | Path) -> SQLiteStore:
@@ -121,7 +139,8 @@ class SQLiteStore(MemoryStore):
     # -- lifecycle -------------------------------------------------------------------------
 
     async def open(self, embedding: EmbeddingSpec) -> None:
-        """Open the file, migrate it and record or check the embedding model.
+        """Open the file, migrate it and record or check the embedding model; start the
+        store's thread pool.
 
         Raises:
             NotAStoreError: the file is not SQLite, or an SQLite database of another program
@@ -130,6 +149,19 @@ class SQLiteStore(MemoryStore):
             SchemaVersionError: the store was written by a newer library.
             StoreError: the file cannot be created or opened.
         """
+        pool, fresh = self._pool, self._pool is None or self._pool.closed
+        if fresh:  # set before the first await: a concurrent open() shares this pool
+            pool = self._pool = ConnectionPool(self.path, self.threads, _BUSY_TIMEOUT_S)
+        assert pool is not None
+        try:
+            await pool.run(self._open, embedding)
+        except BaseException:
+            if fresh and self._conn is None:
+                self._pool = None
+                await asyncio.to_thread(pool.close)
+            raise
+
+    def _open(self, embedding: EmbeddingSpec) -> None:
         with self._lock:
             if self._conn is not None:
                 check_embedding(self._spec, embedding, self.path)
@@ -182,7 +214,14 @@ class SQLiteStore(MemoryStore):
         return conn
 
     async def close(self) -> None:
-        """Close the connection and drop the vector cache. Safe to call twice."""
+        """Stop the thread pool (after the calls under way finish), close the connections and
+        drop the vector cache. Safe to call twice."""
+        await asyncio.to_thread(self._close)
+
+    def _close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
         with self._lock:
             conn, self._conn = self._conn, None
             self._cache.clear()
@@ -211,6 +250,33 @@ class SQLiteStore(MemoryStore):
         return self._conn
 
     @contextmanager
+    def _reader(self, snapshot: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection to read with: the pool worker's own (no lock needed), or the writer
+        connection under the lock on any other thread. ``snapshot``: the statements inside
+        see one state of the file (one read transaction).
+
+        Raises:
+            StoreError: the store is not open.
+        """
+        self._require_conn()
+        pool = self._pool
+        reader = pool.reader() if pool is not None else None
+        if reader is None:
+            with self._lock:
+                yield self._require_conn()
+            return
+        if not snapshot:
+            yield reader
+            return
+        with self._translate("read"):
+            reader.execute("BEGIN")
+        try:
+            yield reader
+        finally:
+            if reader.in_transaction:
+                reader.execute("COMMIT")
+
+    @contextmanager
     def _translate(self, action: str) -> Iterator[None]:
         """Turn ``sqlite3`` errors raised inside into :class:`StoreError` subclasses."""
         try:
@@ -227,8 +293,9 @@ class SQLiteStore(MemoryStore):
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def put(self, items: Sequence[Indexed], *, overwrite: bool = False
-                  ) -> list[MemoryRecord]:
+    @off_loop
+    def put(self, items: Sequence[Indexed], *, overwrite: bool = False
+            ) -> list[MemoryRecord]:
         """Write records with their index text and vectors in one transaction.
 
         A record with an ``etag`` replaces the stored one only if that is still the version
@@ -367,7 +434,8 @@ class SQLiteStore(MemoryStore):
         else:
             self._cache.put(user_id, cached.after_write(version, upserts, deleted))
 
-    async def update(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    @off_loop
+    def update(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         """Replace the documents (and filter columns) of existing records in one transaction,
         each only if its stored version is still the record's ``etag``; full-text entries
         and vectors stay as they are.
@@ -439,7 +507,8 @@ class SQLiteStore(MemoryStore):
                 self._after_write(user, versions.get(user), by_id, ())
         return written
 
-    async def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> int:
+    @off_loop
+    def touch(self, user_id: str, ids: Sequence[str], at: datetime) -> int:
         """Count one access on each fact/insight in ``ids`` in place (see
         :meth:`MemoryStore.touch`)."""
         user_id = require_scope(user_id)
@@ -474,7 +543,8 @@ class SQLiteStore(MemoryStore):
             out[row[0]].append(VectorRow(*row))
         return out
 
-    async def delete(self, user_id: str, ids: Sequence[str]) -> int:
+    @off_loop
+    def delete(self, user_id: str, ids: Sequence[str]) -> int:
         """Hard-delete the user's records with these ids, their vectors and FTS entries.
 
         Returns:
@@ -521,24 +591,24 @@ class SQLiteStore(MemoryStore):
             raise StoreError(f"{self.path}: a stored record no longer validates: {exc}") from exc
 
     def _docs(self, user_id: str, ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        with self._lock:
-            conn = self._require_conn()
-            with self._translate("get"):
-                rows = conn.execute(
-                    "SELECT id, doc FROM records WHERE user_id = ? "
-                    "AND id IN (SELECT value FROM json_each(?))",
-                    (user_id, json.dumps(list(dict.fromkeys(ids)))),
-                ).fetchall()
+        with self._reader() as conn, self._translate("get"):
+            rows = conn.execute(
+                "SELECT id, doc FROM records WHERE user_id = ? "
+                "AND id IN (SELECT value FROM json_each(?))",
+                (user_id, json.dumps(list(dict.fromkeys(ids)))),
+            ).fetchall()
         return {rid: self._parse(doc) for rid, doc in rows}
 
-    async def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
+    @off_loop
+    def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
         """The user's records with these ids, in the order of ``ids`` (missing and repeated
         ids skipped)."""
         user_id = require_scope(user_id)
         found = self._docs(user_id, ids)
         return [found[i] for i in dict.fromkeys(ids) if i in found]
 
-    async def list(self, user_id: str, query: RecordQuery) -> list[MemoryRecord]:
+    @off_loop
+    def list(self, user_id: str, query: RecordQuery) -> list[MemoryRecord]:
         """The user's records matching ``query``, by ``created_at``, then ``seq``, then id."""
         where, params = where_clause(require_scope(user_id), query)
         order = "DESC" if query.newest_first else "ASC"
@@ -549,14 +619,12 @@ class SQLiteStore(MemoryStore):
         if query.limit is not None:
             sql += " LIMIT ?"
             params.append(query.limit)
-        with self._lock:
-            conn = self._require_conn()
-            with self._translate("list"):
-                docs = conn.execute(sql, params).fetchall()
+        with self._reader() as conn, self._translate("list"):
+            docs = conn.execute(sql, params).fetchall()
         return [self._parse(doc) for (doc,) in docs]
 
-    async def page(self, user_id: str, query: RecordQuery, cursor: str | None = None
-                   ) -> Page:
+    @off_loop
+    def page(self, user_id: str, query: RecordQuery, cursor: str | None = None) -> Page:
         """Keyset paging over :meth:`list` order: the next ``query.limit`` (default 100)
         records strictly after ``cursor``, one indexed range read per page.
 
@@ -572,25 +640,23 @@ class SQLiteStore(MemoryStore):
         order = "DESC" if query.newest_first else "ASC"
         sql = (f"SELECT r.doc FROM records r WHERE {where} "
                f"ORDER BY r.created_at {order}, r.seq {order}, r.id {order} LIMIT ?")
-        with self._lock:
-            conn = self._require_conn()
-            with self._translate("page"):
-                docs = conn.execute(sql, [*params, size + 1]).fetchall()
+        with self._reader() as conn, self._translate("page"):
+            docs = conn.execute(sql, [*params, size + 1]).fetchall()
         records = [self._parse(doc) for (doc,) in docs[:size]]
         more = len(docs) > size
         return Page(records, encode_cursor(sort_key(records[-1])) if more else None)
 
-    async def count(self, user_id: str, query: RecordQuery) -> int:
+    @off_loop
+    def count(self, user_id: str, query: RecordQuery) -> int:
         """Number of the user's records matching ``query`` (``limit`` ignored)."""
         where, params = where_clause(require_scope(user_id), query)
-        with self._lock:
-            conn = self._require_conn()
-            with self._translate("count"):
-                return conn.execute(
-                    f"SELECT count(*) FROM records r WHERE {where}", params
-                ).fetchone()[0]
+        with self._reader() as conn, self._translate("count"):
+            return conn.execute(
+                f"SELECT count(*) FROM records r WHERE {where}", params
+            ).fetchone()[0]
 
-    async def text_search(
+    @off_loop
+    def text_search(
         self, user_id: str, text: str, query: RecordQuery, k: int
     ) -> list[Scored]:
         """BM25 (FTS5 ``bm25()``, negated so higher is better) over the user's matching records.
@@ -613,30 +679,29 @@ class SQLiteStore(MemoryStore):
             "JOIN records r ON r.rid = records_fts.rowid "
             f"WHERE records_fts MATCH ? AND {where} ORDER BY score DESC, r.id LIMIT ?"
         )
-        with self._lock:
-            conn = self._require_conn()
-            with self._translate("text search"):
-                if query.kinds is not None and not conn.execute(
-                    "SELECT EXISTS (SELECT 1 FROM records INDEXED BY records_by_kind "
-                    "WHERE user_id = ? AND kind IN (SELECT value FROM json_each(?)))",
-                    (user_id, json.dumps(sorted(str(k) for k in query.kinds))),
-                ).fetchone()[0]:
-                    # The user has no record of these kinds: skip scoring every match. The
-                    # kinds index answers in microseconds; named, because with statistics of
-                    # a partition of one kind the planner would scan the table instead.
-                    return []
-                match = match_expression(self._terms.select(conn, terms))
-                top = conn.execute(sql, [match, *params, k]).fetchall()
-                docs = dict(
-                    conn.execute(
-                        "SELECT rid, doc FROM records WHERE rid IN "
-                        "(SELECT value FROM json_each(?))",
-                        (json.dumps([rid for rid, _ in top]),),
-                    ).fetchall()
-                ) if top else {}
+        with self._reader(snapshot=True) as conn, self._translate("text search"):
+            if query.kinds is not None and not conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM records INDEXED BY records_by_kind "
+                "WHERE user_id = ? AND kind IN (SELECT value FROM json_each(?)))",
+                (user_id, json.dumps(sorted(str(k) for k in query.kinds))),
+            ).fetchone()[0]:
+                # The user has no record of these kinds: skip scoring every match. The
+                # kinds index answers in microseconds; named, because with statistics of
+                # a partition of one kind the planner would scan the table instead.
+                return []
+            match = match_expression(self._terms.select(conn, terms))
+            top = conn.execute(sql, [match, *params, k]).fetchall()
+            docs = dict(
+                conn.execute(
+                    "SELECT rid, doc FROM records WHERE rid IN "
+                    "(SELECT value FROM json_each(?))",
+                    (json.dumps([rid for rid, _ in top]),),
+                ).fetchall()
+            ) if top else {}
         return [Scored(self._parse(docs[rid]), float(score)) for rid, score in top]
 
-    async def next_seq(self, user_id: str, thread_id: str) -> int:
+    @off_loop
+    def next_seq(self, user_id: str, thread_id: str) -> int:
         """The thread's next ``seq`` (one seek in the ``turns_by_seq`` index)."""
         user_id = require_scope(user_id)
         with self._lock:
@@ -644,7 +709,8 @@ class SQLiteStore(MemoryStore):
             with self._translate("next seq"):
                 return next_seq(conn, user_id, thread_id)
 
-    async def speakers(self, user_id: str) -> list[str]:
+    @off_loop
+    def speakers(self, user_id: str) -> list[str]:
         """The distinct speaker names of the user's turns, sorted (at most
         :data:`MAX_SPEAKERS`): one index seek per name (migration 4), well under a millisecond
         for a few dozen names at any partition size."""
@@ -656,13 +722,12 @@ class SQLiteStore(MemoryStore):
             "FROM s WHERE s.name IS NOT NULL AND n < ?2) "
             "SELECT name FROM s WHERE name IS NOT NULL"
         )
-        with self._lock:
-            conn = self._require_conn()
-            with self._translate("speakers"):
-                rows = conn.execute(sql, (user_id, MAX_SPEAKERS)).fetchall()
+        with self._reader() as conn, self._translate("speakers"):
+            rows = conn.execute(sql, (user_id, MAX_SPEAKERS)).fetchall()
         return [name for (name,) in rows if isinstance(name, str) and name.strip()]
 
-    async def vector_search(
+    @off_loop
+    def vector_search(
         self,
         user_id: str,
         vector: np.ndarray,
@@ -695,7 +760,16 @@ class SQLiteStore(MemoryStore):
 
     def _index(self, user_id: str) -> UserVectors:
         """The user's vectors, re-read when the stored counter has moved past the cached view
-        (another connection wrote) or the layered writes have grown large."""
+        (another connection wrote) or the layered writes have grown large.
+
+        A current view is found on the worker's read connection; a rebuild holds the writer
+        lock, so no write of this store lands between the snapshot and caching it (which
+        :meth:`_after_write` relies on), and concurrent searches build it once.
+        """
+        with self._reader() as conn, self._translate("vector search"):
+            cached = self._cache.get(user_id, self._version(conn, user_id))
+            if cached is not None and not cached.stale:
+                return cached
         with self._lock:
             conn = self._require_conn()
             dim = self.embedding.dim
@@ -767,7 +841,8 @@ class SQLiteStore(MemoryStore):
                     raise
         return out
 
-    async def bind_collections(
+    @off_loop
+    def bind_collections(
         self, user_id: str, agent_id: str, collections: Sequence[str]
     ) -> int:
         """See :meth:`MemoryStore.bind_collections`."""
@@ -775,7 +850,8 @@ class SQLiteStore(MemoryStore):
 
         return self._bindings("bind collections", _c.bind, user_id, agent_id, list(collections))
 
-    async def unbind_collections(
+    @off_loop
+    def unbind_collections(
         self, user_id: str, agent_id: str, collections: Sequence[str]
     ) -> int:
         """See :meth:`MemoryStore.unbind_collections`."""
@@ -784,7 +860,8 @@ class SQLiteStore(MemoryStore):
         return self._bindings("unbind collections", _c.unbind, user_id, agent_id,
                               list(collections))
 
-    async def agent_collections(self, user_id: str, agent_id: str) -> list[str]:
+    @off_loop
+    def agent_collections(self, user_id: str, agent_id: str) -> list[str]:
         """See :meth:`MemoryStore.agent_collections`."""
         from . import collections as _c
 

@@ -437,7 +437,9 @@ class UserVectors:
 class VectorCache:
     """Per-user :class:`UserVectors`, least recently used evicted past a byte budget.
 
-    Not thread-safe by itself: the store calls it under its lock.
+    Safe across threads: each operation runs under the cache's own lock (the store's worker
+    threads search and rebuild concurrently). Views are immutable once built, so a view
+    handed out stays valid while another thread replaces it.
 
     Args:
         max_bytes: budget for all snapshots (bytes); the most recent one is always kept.
@@ -446,28 +448,33 @@ class VectorCache:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self._items: OrderedDict[str, UserVectors] = OrderedDict()
+        self._guard = threading.Lock()
 
     def get(self, user_id: str, version: int) -> UserVectors | None:
         """The user's snapshot if it was taken at ``version``, else ``None``."""
-        index = self._items.get(user_id)
-        if index is None or index.version != version:
-            return None
-        self._items.move_to_end(user_id)
-        return index
+        with self._guard:
+            index = self._items.get(user_id)
+            if index is None or index.version != version:
+                return None
+            self._items.move_to_end(user_id)
+            return index
 
     def put(self, user_id: str, index: UserVectors) -> None:
         """Store ``index`` for the user, evicting the least recently used beyond the budget."""
-        self._items[user_id] = index
-        self._items.move_to_end(user_id)
-        total = sum(i.nbytes for i in self._items.values())
-        while total > self.max_bytes and len(self._items) > 1:
-            _, evicted = self._items.popitem(last=False)
-            total -= evicted.nbytes
+        with self._guard:
+            self._items[user_id] = index
+            self._items.move_to_end(user_id)
+            total = sum(i.nbytes for i in self._items.values())
+            while total > self.max_bytes and len(self._items) > 1:
+                _, evicted = self._items.popitem(last=False)
+                total -= evicted.nbytes
 
     def invalidate(self, user_id: str) -> None:
         """Drop the user's snapshot."""
-        self._items.pop(user_id, None)
+        with self._guard:
+            self._items.pop(user_id, None)
 
     def clear(self) -> None:
         """Drop every snapshot."""
-        self._items.clear()
+        with self._guard:
+            self._items.clear()

@@ -1,0 +1,146 @@
+"""The SQLite store's worker threads and their read connections.
+
+Every coroutine of :class:`~.store.SQLiteStore` and :class:`~.jobs.SQLiteJobQueue` runs its
+body in a bounded thread pool owned by the store (:class:`ConnectionPool`, through the
+:func:`off_loop` decorator), so sqlite3 calls, numpy products and projection builds never run
+on the event-loop thread: the loop stays free to serve other tasks while a search runs.
+
+Each worker thread keeps its own read connection (opened on first use, ``query_only``). WAL
+lets any number of readers run beside the one writer, and sqlite3 and numpy release the GIL
+while they work, so on two cores two searches run at once; writes keep using the store's one
+writer connection under its lock. Measured in ``bench/loop_lag.py`` (BENCHMARKS.md, "Event-loop
+lag").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+
+from ...errors import StoreError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def default_threads() -> int:
+    """Worker threads of a store's pool when none is given: two per usable core, at most 8
+    (a worker waiting on SQLite's write lock then does not hold up the reads)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(2, min(8, 2 * cores))
+
+
+class ConnectionPool:
+    """A bounded thread pool whose workers each hold a read connection to one SQLite file.
+
+    Args:
+        path: the database file (already created and migrated by the writer connection).
+        threads: worker threads, >= 1.
+        busy_timeout_s: how long a reader waits on a lock (seconds).
+
+    Raises:
+        ValueError: ``threads`` < 1.
+    """
+
+    def __init__(self, path: Path, threads: int, busy_timeout_s: float) -> None:
+        if threads < 1:
+            raise ValueError(f"a store needs at least one worker thread, not {threads}")
+        self.path = path
+        self.threads = threads
+        self.busy_timeout_s = busy_timeout_s
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._guard = threading.Lock()
+        self.closed = False
+        self._executor = ThreadPoolExecutor(
+            max_workers=threads, thread_name_prefix=f"agent-memory-sqlite-{path.name}",
+            initializer=self._mark_worker,
+        )
+
+    def _mark_worker(self) -> None:
+        self._local.worker = True
+
+    async def run(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+        """``fn(*args, **kwargs)`` on a worker thread; the calling task awaits the result.
+
+        Cancelling the awaiting task does not stop the call: a write still commits or rolls
+        back as a whole.
+
+        Raises:
+            StoreError: the pool was closed.
+        """
+        try:
+            future = self._executor.submit(fn, *args, **kwargs)
+        except RuntimeError as exc:  # shut down by close() on another thread meanwhile
+            raise StoreError(f"store {self.path} is closed") from exc
+        return await asyncio.wrap_future(future)
+
+    def reader(self) -> sqlite3.Connection | None:
+        """This worker thread's read connection (opened on first use); ``None`` on a thread
+        that is not one of the pool's workers, or once the pool is closed."""
+        if not getattr(self._local, "worker", False) or self.closed:
+            return None
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(
+                self.path, timeout=self.busy_timeout_s, isolation_level=None,
+                check_same_thread=False,
+            )
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
+                conn.execute("PRAGMA query_only = ON")
+            except BaseException:
+                conn.close()
+                raise
+            with self._guard:
+                self._readers.append(conn)
+            self._local.conn = conn
+        return conn
+
+    def close(self, wait: bool = True) -> None:
+        """Stop the workers (``wait``: after the calls already submitted finish) and close the
+        read connections. Safe to call twice."""
+        self.closed = True
+        self._executor.shutdown(wait=wait)
+        with self._guard:
+            readers, self._readers = self._readers, []
+        for conn in readers:
+            conn.close()
+
+
+class _PoolOwner(Protocol):
+    @property
+    def _pool(self) -> ConnectionPool | None: ...
+
+
+S = TypeVar("S", bound=_PoolOwner)
+
+
+def off_loop(
+    method: Callable[Concatenate[S, P], R],
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
+    """Turn a blocking method into a coroutine method that runs it on the owner's pool.
+
+    The owner exposes ``_pool`` (a :class:`ConnectionPool`, or ``None`` while the store is
+    not open: then the method runs inline, where it fails at once with the store's "not
+    open" error, exactly as before it had a pool).
+    """
+
+    @functools.wraps(method)
+    async def run(self: S, *args: P.args, **kwargs: P.kwargs) -> R:
+        pool = self._pool
+        if pool is None or pool.closed:
+            return method(self, *args, **kwargs)
+        return await pool.run(method, self, *args, **kwargs)
+
+    return run
