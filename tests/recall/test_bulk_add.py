@@ -92,3 +92,14 @@ def test_recall_cli(tmp_path):
     (memory,) = data["memories"]
     assert memory["record"]["content"] == "The user is allergic to peanuts."
     assert memory["explanation"]["importance"]["raw"] == 9
+
+
+async def test_an_existing_id_is_reported_not_overwritten(memory) -> None:
+    first = await memory.add_memories("u1", [{"id": "m1", "content": "Ana likes tea."}])
+    assert not first.failed
+    again = await memory.add_memories("u1", [{"id": "m1", "content": "Ana hates tea."},
+                                             {"id": "m2", "content": "Ana has a cat."}])
+    assert [f.index for f in again.failed] == [0] and "already exists" in again.failed[0].error
+    assert [f.id for _, f in again.added] == ["m2"]
+    (kept,) = await memory.store.get("u1", ["m1"])
+    assert kept.content == "Ana likes tea."

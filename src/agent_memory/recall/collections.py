@@ -126,19 +126,22 @@ async def add_memories(
     Returns:
         A :class:`BulkAddResult`; ``added`` in input order.
 
-    Items longer than ``c.settings.max_content_chars``, with a lone surrogate, a bad scope id
-    or a ``created_at`` out of range in UTC are reported in ``failed`` with the reason.
+    Items longer than ``c.settings.max_content_chars``, with a lone surrogate, a bad scope id,
+    a ``created_at`` out of range in UTC or the id of an existing record are reported in
+    ``failed`` with the reason.
 
     Raises:
         MissingScopeError / InvalidScopeError: a bad ``user_id`` (nothing is written).
-        EmbedderError / StoreError: the batch write failed (nothing is written).
+        EmbedderError / StoreError: the batch write failed (nothing is written); a
+            ``ConflictError`` when another writer created one of the ids meanwhile.
     """
     user_id = require_scope(user_id)
     result = BulkAddResult()
     now = utcnow()
     ready: list[tuple[int, Fact]] = []
     seen: set[str] = set()
-    for index, raw in enumerate(items):
+    items_list = list(items)
+    for index, raw in enumerate(items_list):
         try:
             item = raw if isinstance(raw, MemoryInput) else MemoryInput.model_validate(raw)
             fact = _build(user_id, item, now, c.settings.max_content_chars)
@@ -154,6 +157,14 @@ async def add_memories(
             result.failed.append(AddFailure(index=index, item=raw, error=str(exc)))
             continue
         ready.append((index, fact))
+    # ids given by the caller that already exist are reported, not overwritten (a record is
+    # replaced only through a read copy with its version)
+    taken = {r.id for r in await c.store.get(user_id, [f.id for _, f in ready])}
+    for index, fact in [(i, f) for i, f in ready if f.id in taken]:
+        result.failed.append(AddFailure(index=index, item=items_list[index],
+                                        error=f"a record with id {fact.id!r} already exists"))
+    ready = [(i, f) for i, f in ready if f.id not in taken]
+    result.failed.sort(key=lambda failure: failure.index)
     await c.write([fact for _, fact in ready])
     result.added = ready
     return result
