@@ -103,3 +103,14 @@ async def test_an_existing_id_is_reported_not_overwritten(memory) -> None:
     assert [f.id for _, f in again.added] == ["m2"]
     (kept,) = await memory.store.get("u1", ["m1"])
     assert kept.content == "Ana likes tea."
+
+
+async def test_control_fields_cannot_be_set_through_add_memories(memory) -> None:
+    result = await memory.add_memories("u1", [
+        {"content": "Ana lives in Porto.", "metadata": {"pinned": True, "merged_from": ["x"]}},
+        {"content": "Ana lives in Lisbon.", "pinned": True},
+    ])
+    assert [f.index for f in result.failed] == [1]  # not a field of a memory to add
+    (_, fact), = result.added
+    assert fact.pinned is False and fact.merged_from == [] and fact.audit == []
+    assert fact.metadata == {"pinned": True, "merged_from": ["x"]}  # only user metadata
