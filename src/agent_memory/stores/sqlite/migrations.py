@@ -29,6 +29,10 @@ Migration 3 (automatic processing, issue 5): ``job_counters``, ``jobs``, ``job_m
 Migration 4 (search at scale): ``records_by_speaker``, a partial index of turns by
 ``(user_id, speaker)``, so the distinct speakers of a partition are found by skipping through
 the index (one seek per name) instead of reading every turn.
+
+Migration 6 (full-text statistics per user): ``text_users``, ``text_docs``, ``text_postings``
+(:mod:`.text_schema`), filled from ``records_fts``; :mod:`.bm25` scores text search from them
+with each user's own document count, mean length and document frequencies.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from ...errors import EmbeddingMismatchError, NotAStoreError, SchemaVersionError
 from ...models import utcnow
 from ..base import EmbeddingSpec
 from .jobs_schema import migration_003_jobs
+from .text_schema import migration_006_text_index
 
 APPLICATION_ID = 0x414D454D
 """``PRAGMA application_id`` of our files (ASCII ``AMEM``), so ``file(1)`` and we can tell."""
@@ -139,6 +144,7 @@ Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[Migration] = [
     _m001_initial, _m002_collections, migration_003_jobs, _m004_speakers,
+    migration_006_text_index,
 ]
 """Every migration in order; migration ``i`` (1-based) brings ``user_version`` to ``i``."""
 

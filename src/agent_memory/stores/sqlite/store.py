@@ -30,9 +30,9 @@ from pydantic import ValidationError
 from ...errors import ConfigError, InvalidInputError, NotAStoreError, StoreError
 from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
 from ..base import CONTENT, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
+from .bm25 import TextIndex, index_document
 from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_embedding
-from .query import match_expression, query_terms, record_row, vector_blob, where_clause
-from .terms import TermBudget
+from .query import query_terms, record_row, vector_blob, where_clause
 from .vectors import UserVectors, VectorCache, VectorIndex, VectorRow
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -100,7 +100,7 @@ class SQLiteStore(MemoryStore):
         self.path = Path(path)
         self.vector_index = vector_index
         self.ann_min_rows = ann_min_rows
-        self._terms = TermBudget(text_match_budget)
+        self._text = TextIndex(text_match_budget)
         self._conn: sqlite3.Connection | None = None
         self._spec: EmbeddingSpec | None = None
         self._lock = threading.RLock()
@@ -296,6 +296,7 @@ class SQLiteStore(MemoryStore):
         ).fetchone()
         conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rid,))
         conn.execute("INSERT INTO records_fts (rowid, text) VALUES (?, ?)", (rid, text))
+        index_document(conn, row[0], rid, text)
         conn.execute("DELETE FROM vectors WHERE user_id = ? AND record_id = ?", row[:2])
         conn.executemany(
             "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)", blobs
@@ -512,26 +513,21 @@ class SQLiteStore(MemoryStore):
     async def text_search(
         self, user_id: str, text: str, query: RecordQuery, k: int
     ) -> list[Scored]:
-        """BM25 (FTS5 ``bm25()``, negated so higher is better) over the user's matching records.
+        """BM25 over the user's matching records, with the user's own statistics (document
+        count, mean length, document frequencies: :mod:`.bm25`), so no other user's data moves
+        a score.
 
         The query ORs the distinct non-stop words of ``text`` (:func:`.query.query_terms`); in a
-        store larger than ``text_match_budget`` rows, its most frequent words are left out
-        when all of them together would match more rows than that (:mod:`.terms`).
-        ``query.limit`` and ordering are ignored (``k`` bounds the hits). Returns ``[]`` when
-        no searchable word remains.
+        partition larger than ``text_match_budget`` documents, its most frequent words are left
+        out when all of them together would match more of the user's rows than that
+        (:mod:`.terms`). ``query.limit`` and ordering are ignored (``k`` bounds the hits).
+        Returns ``[]`` when no searchable word remains.
         """
         user_id = require_scope(user_id)
         terms = query_terms(text)
         if not terms or k <= 0:
             return []
         where, params = where_clause(user_id, query)
-        # Only the top k carry their documents: the sort over every match (thousands of rows
-        # at 100k records) moves row ids, not JSON.
-        sql = (
-            "SELECT r.rid, -bm25(records_fts) AS score FROM records_fts "
-            "JOIN records r ON r.rid = records_fts.rowid "
-            f"WHERE records_fts MATCH ? AND {where} ORDER BY score DESC, r.id LIMIT ?"
-        )
         with self._lock:
             conn = self._require_conn()
             with self._translate("text search"):
@@ -544,8 +540,9 @@ class SQLiteStore(MemoryStore):
                     # kinds index answers in microseconds; named, because with statistics of
                     # a partition of one kind the planner would scan the table instead.
                     return []
-                match = match_expression(self._terms.select(conn, terms))
-                top = conn.execute(sql, [match, *params, k]).fetchall()
+                # Only the top k carry their documents: the sort over every match (thousands
+                # of rows at 100k records) moves row ids, not JSON.
+                top = self._text.search(conn, user_id, terms, where, params, k)
                 docs = dict(
                     conn.execute(
                         "SELECT rid, doc FROM records WHERE rid IN "

@@ -1,0 +1,276 @@
+"""Full-text search scored by BM25 with each user's own statistics.
+
+FTS5's ``bm25()`` takes its statistics from the whole table: the row count, the average row
+length and each term's document frequency count every user's rows. One user's scores then
+move when another user writes a word, which tells the first user something about the other's
+data. This module keeps the statistics per user instead, in three tables (migration 6,
+:mod:`.text_schema`)::
+
+    text_users     uid (integer alias), user_id, docs, tokens, changes: one row per user;
+                   the document count, the summed length in tokens, and a counter moved by
+                   every indexed or removed document (keys the frequency cache)
+    text_docs      rid (= records.rid, deleted with the record), uid, length in tokens, and
+                   the document's distinct terms (JSON), so removal finds its postings
+    text_postings  (uid, term, rid) -> tf, length: an inverted index partitioned by user
+
+Triggers on ``text_docs`` keep ``text_users`` and ``text_postings`` in step inside the writing
+transaction, and the foreign key removes a record's entry when the record is deleted, so the
+statistics are exact at every commit. A search reads only the user's own postings: its work is
+the summed document frequencies of the query's terms in the user's partition, whatever other
+users hold (FTS5 walks every user's postings).
+
+Terms are produced by the FTS5 tokenizer of the schema (:data:`.migrations.FTS_TOKENIZER`),
+run on a contentless scratch table in the connection's ``temp`` schema and read back through
+``fts5vocab``: the stems are exactly those FTS5 indexes (about 60 us per document).
+
+Score (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009,
+eq. 3.15, in the form and with the constants of SQLite's FTS5 ``bm25()``,
+https://sqlite.org/fts5.html#the_bm25_function, ``fts5_aux.c``)::
+
+    score(D, Q) = sum over terms t of Q in D of
+                  IDF(t) * tf(t, D) * (k1 + 1) / (tf(t, D) + k1 * (1 - b + b * |D| / avgdl))
+    IDF(t)      = ln((N - n(t) + 0.5) / (n(t) + 0.5)), floored at 1e-6 as FTS5 does
+    k1 = 1.2, b = 0.75
+
+with ``N`` the user's document count, ``avgdl`` the user's mean length in tokens and ``n(t)``
+the number of the user's documents holding ``t``. A term typed twice in different forms that
+stem alike ("dog dogs") counts twice, as two FTS5 phrases would, so in a store of one user the
+scores equal ``-bm25(records_fts)`` (tested). A query word the tokenizer splits into several
+tokens is searched as those tokens OR-ed (FTS5 would ask for the phrase).
+
+Cost, measured in BENCHMARKS.md ("Full-text statistics per user"): the postings take about as
+much space as the FTS5 index; writes index each document twice (FTS5 and here).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from .migrations import FTS_TOKENIZER
+from .terms import TermBudget
+
+K1 = 1.2
+"""BM25 term-frequency saturation (FTS5's constant)."""
+B = 0.75
+"""BM25 length normalisation (FTS5's constant)."""
+IDF_FLOOR = 1e-6
+"""Smallest IDF: FTS5 replaces an IDF <= 0 (a term in more than half the rows) by this."""
+_MAX_CACHED_USERS = 256
+"""Users whose document frequencies are cached; the cache is cleared past this."""
+_MAX_CACHED_TERMS = 100_000
+"""Terms cached per user; that user's entries are cleared past this."""
+
+
+def _scratch(conn: sqlite3.Connection) -> None:
+    """Create (once per connection) the contentless FTS5 table used as a tokenizer."""
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.text_scratch USING fts5(text, content = '', "
+        f"tokenize = '{FTS_TOKENIZER}')"
+    )
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.text_scratch_terms "
+        "USING fts5vocab(temp, text_scratch, instance)"
+    )
+
+
+def tokenize(conn: sqlite3.Connection, texts: Sequence[str]) -> list[Counter[str]]:
+    """Each text's terms as FTS5 indexes them (stems), with their counts.
+
+    Args:
+        conn: any connection of the store (the scratch table lives in its ``temp`` schema).
+        texts: the texts, any number.
+
+    Returns:
+        One :class:`~collections.Counter` ``term -> occurrences`` per text, in order; the sum
+        of its counts is the text's length in tokens.
+    """
+    if not texts:
+        return []
+    _scratch(conn)
+    conn.execute("INSERT INTO temp.text_scratch (text_scratch) VALUES ('delete-all')")
+    conn.executemany(
+        "INSERT INTO temp.text_scratch (rowid, text) VALUES (?, ?)",
+        list(enumerate(texts, start=1)),
+    )
+    out: list[Counter[str]] = [Counter() for _ in texts]
+    for doc, term, n in conn.execute(
+        "SELECT doc, term, count(*) FROM temp.text_scratch_terms GROUP BY doc, term"
+    ):
+        out[doc - 1][term] = n
+    conn.execute("INSERT INTO temp.text_scratch (text_scratch) VALUES ('delete-all')")
+    return out
+
+
+def index_documents(
+    conn: sqlite3.Connection, user_id: str, docs: Sequence[tuple[int, str]]
+) -> None:
+    """Index (or re-index) the user's documents; call inside the writing transaction.
+
+    Args:
+        conn: the store's connection, inside a write transaction.
+        user_id: the owner of every document.
+        docs: ``(rid, index_text)`` pairs, ``rid`` being the record's ``records.rid``.
+    """
+    if not docs:
+        return
+    conn.execute("INSERT INTO text_users (user_id) VALUES (?) ON CONFLICT DO NOTHING", (user_id,))
+    (uid,) = conn.execute("SELECT uid FROM text_users WHERE user_id = ?", (user_id,)).fetchone()
+    rids = [rid for rid, _ in docs]
+    conn.execute(
+        "DELETE FROM text_docs WHERE rid IN (SELECT value FROM json_each(?))", (json.dumps(rids),)
+    )
+    postings = []
+    for (rid, _), counts in zip(docs, tokenize(conn, [text for _, text in docs]), strict=True):
+        length = sum(counts.values())
+        conn.execute(
+            "INSERT INTO text_docs (rid, uid, length, terms) VALUES (?, ?, ?, ?)",
+            (rid, uid, length, json.dumps(sorted(counts))),
+        )
+        postings.extend((uid, term, rid, tf, length) for term, tf in counts.items())
+    conn.executemany(
+        "INSERT INTO text_postings (uid, term, rid, tf, length) VALUES (?, ?, ?, ?, ?)", postings
+    )
+
+
+def index_document(conn: sqlite3.Connection, user_id: str, rid: int, text: str) -> None:
+    """:func:`index_documents` for one document (the store's write path)."""
+    index_documents(conn, user_id, [(rid, text)])
+
+
+def idf(docs: int, df: int) -> float:
+    """BM25's inverse document frequency as FTS5 computes it (floored at :data:`IDF_FLOOR`).
+
+    Args:
+        docs: documents in the user's partition (``N``).
+        df: those holding the term (``n(t)``).
+    """
+    value = math.log((docs - df + 0.5) / (df + 0.5))
+    return value if value > 0 else IDF_FLOOR
+
+
+class TextIndex:
+    """BM25 search over one user's postings, within a budget of matching rows.
+
+    Args:
+        budget: ``text_match_budget`` (:class:`.terms.TermBudget`): the most postings the kept
+            terms of one query may hold together in the user's partition; 0 keeps every term.
+
+    Raises:
+        ValueError: ``budget`` is negative.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.terms = TermBudget(budget)
+        self._df: dict[int, tuple[int, dict[str, int]]] = {}
+
+    def search(
+        self,
+        conn: sqlite3.Connection,
+        user_id: str,
+        words: Sequence[str],
+        where: str,
+        params: Sequence[Any],
+        k: int,
+    ) -> list[tuple[int, float]]:
+        """The user's best ``k`` documents for the OR of ``words``, by BM25 (higher is better).
+
+        Args:
+            conn: the store's connection, not inside a transaction (the statistics and the
+                postings are read in one read transaction, so a concurrent writer cannot
+                commit between them).
+            user_id: the partition searched; every statistic is this user's.
+            words: distinct query words (:func:`.query.query_terms`).
+            where: a condition over ``records r`` (:func:`.query.where_clause`) with its
+                ``params``; it must restrict ``r.user_id`` to ``user_id``.
+            k: most hits.
+
+        Returns:
+            ``(rid, score)`` pairs, best first, ties by record id.
+        """
+        conn.execute("BEGIN")
+        try:
+            return self._search(conn, user_id, words, where, params, k)
+        finally:
+            conn.execute("COMMIT")
+
+    def _search(
+        self,
+        conn: sqlite3.Connection,
+        user_id: str,
+        words: Sequence[str],
+        where: str,
+        params: Sequence[Any],
+        k: int,
+    ) -> list[tuple[int, float]]:
+        plan = self._plan(conn, user_id, words)
+        if plan is None:
+            return []
+        uid, docs, tokens, weights = plan
+        avgdl = tokens / docs if tokens else 1.0
+        sql = (
+            "WITH q (term, w) AS (SELECT key, value FROM json_each(?)) "
+            "SELECT p.rid, sum(q.w * p.tf / (p.tf + ? + ? * p.length)) AS score "
+            "FROM q CROSS JOIN text_postings p CROSS JOIN records r "
+            f"WHERE p.uid = ? AND p.term = q.term AND r.rid = p.rid AND {where} "
+            "GROUP BY p.rid ORDER BY score DESC, r.id LIMIT ?"
+        )
+        return conn.execute(
+            sql, [json.dumps(weights), K1 * (1 - B), K1 * B / avgdl, uid, *params, k]
+        ).fetchall()
+
+    def kept_terms(self, conn: sqlite3.Connection, user_id: str, words: Sequence[str]) -> list[str]:
+        """The terms (stems) of ``words`` that a search of the user would run (for benchmarks)."""
+        conn.execute("BEGIN")
+        try:
+            plan = self._plan(conn, user_id, words)
+        finally:
+            conn.execute("COMMIT")
+        return [] if plan is None else list(plan[3])
+
+    def _plan(
+        self, conn: sqlite3.Connection, user_id: str, words: Sequence[str]
+    ) -> tuple[int, int, int, dict[str, float]] | None:
+        """``(uid, docs, tokens, term -> weight)`` of the kept terms, the weight being
+        ``IDF * (k1 + 1)`` times the number of query words with that stem; ``None`` when
+        nothing can match."""
+        user = conn.execute(
+            "SELECT uid, docs, tokens, changes FROM text_users WHERE user_id = ?", (user_id,)
+        ).fetchone()
+        if user is None or user[1] == 0 or not words:
+            return None
+        uid, docs, tokens, changes = user
+        # Each word's stems; a stem reached from several words weighs once per word (as FTS5
+        # scores one phrase per word).
+        count: Counter[str] = Counter()
+        for counts in tokenize(conn, words):
+            count.update(counts.keys())
+        df = self._frequencies(conn, uid, changes, list(count))
+        kept = [t for t in self.terms.select(list(count), df, docs) if df[t] > 0]
+        if not kept:
+            return None
+        return uid, docs, tokens, {t: idf(docs, df[t]) * count[t] * (K1 + 1) for t in kept}
+
+    def _frequencies(
+        self, conn: sqlite3.Connection, uid: int, changes: int, terms: Sequence[str]
+    ) -> dict[str, int]:
+        """Documents of the user holding each term, cached until the user's index changes."""
+        cached = self._df.get(uid)
+        if cached is None or cached[0] != changes:
+            if len(self._df) >= _MAX_CACHED_USERS:
+                self._df.clear()
+            cached = (changes, {})
+            self._df[uid] = cached
+        elif len(cached[1]) > _MAX_CACHED_TERMS:
+            cached[1].clear()
+        known = cached[1]
+        for term in terms:
+            if term not in known:
+                known[term] = conn.execute(
+                    "SELECT count(*) FROM text_postings WHERE uid = ? AND term = ?", (uid, term)
+                ).fetchone()[0]
+        return {term: known[term] for term in terms}
