@@ -104,7 +104,8 @@ class Scored:
     Attributes:
         record: the record.
         score: cosine similarity in [-1, 1] (vector search) or BM25 relevance, higher is better
-            (full-text search; SQLite's ``bm25()`` negated).
+            (full-text search; computed from the user's own statistics, so no other user's
+            data moves it).
         field: the vector field that matched (vector search), else ``None``.
     """
 
@@ -207,7 +208,9 @@ class MemoryStore(ABC):
         """BM25 full-text search over the user's records matching ``query``; best first.
 
         Any word of ``text`` may match (terms are OR-ed); punctuation and query syntax in
-        ``text`` are treated as plain words, never as operators.
+        ``text`` are treated as plain words, never as operators. Scores and order depend on
+        the user's own records only: statistics spanning users (document counts, lengths,
+        term frequencies) would let one user's writes move another's scores.
         """
 
     async def speakers(self, user_id: str) -> list[str]:

@@ -60,6 +60,8 @@ B = 0.75
 """BM25 length normalisation (FTS5's constant)."""
 IDF_FLOOR = 1e-6
 """Smallest IDF: FTS5 replaces an IDF <= 0 (a term in more than half the rows) by this."""
+_FIRST_BATCH = 256
+"""Best-scored rows whose filters are checked first (then twice as many each round)."""
 _MAX_CACHED_USERS = 256
 """Users whose document frequencies are cached; the cache is cleared past this."""
 _MAX_CACHED_TERMS = 100_000
@@ -212,16 +214,32 @@ class TextIndex:
             return []
         uid, docs, tokens, weights = plan
         avgdl = tokens / docs if tokens else 1.0
-        sql = (
+        # Score the user's postings alone (a range scan of the primary key per term), then
+        # apply the filters to the best rows, a growing batch at a time, until k rows pass and
+        # no later row can tie with the k-th: joining every posting to ``records`` first
+        # cost 4-5 times the scoring itself at 100k rows (BENCHMARKS.md).
+        ranked = conn.execute(
             "WITH q (term, w) AS (SELECT key, value FROM json_each(?)) "
             "SELECT p.rid, sum(q.w * p.tf / (p.tf + ? + ? * p.length)) AS score "
-            "FROM q CROSS JOIN text_postings p CROSS JOIN records r "
-            f"WHERE p.uid = ? AND p.term = q.term AND r.rid = p.rid AND {where} "
-            "GROUP BY p.rid ORDER BY score DESC, r.id LIMIT ?"
+            "FROM q CROSS JOIN text_postings p WHERE p.uid = ? AND p.term = q.term "
+            "GROUP BY p.rid ORDER BY score DESC",
+            (json.dumps(weights), K1 * (1 - B), K1 * B / avgdl, uid),
         )
-        return conn.execute(
-            sql, [json.dumps(weights), K1 * (1 - B), K1 * B / avgdl, uid, *params, k]
-        ).fetchall()
+        passed = (
+            "SELECT r.rid, r.id FROM records r WHERE r.rid IN (SELECT value FROM json_each(?)) "
+            f"AND {where}"
+        )
+        hits: list[tuple[float, str, int]] = []
+        size = max(4 * k, _FIRST_BATCH)
+        while batch := ranked.fetchmany(size):
+            ids = dict(conn.execute(passed, [json.dumps([rid for rid, _ in batch]), *params]))
+            hits.extend((score, ids[rid], rid) for rid, score in batch if rid in ids)
+            if len(hits) >= k and batch[-1][1] < hits[k - 1][0]:
+                break
+            size *= 2
+        ranked.close()
+        hits.sort(key=lambda hit: (-hit[0], hit[1]))
+        return [(rid, score) for score, _, rid in hits[:k]]
 
     def kept_terms(self, conn: sqlite3.Connection, user_id: str, words: Sequence[str]) -> list[str]:
         """The terms (stems) of ``words`` that a search of the user would run (for benchmarks)."""

@@ -1,8 +1,10 @@
-"""The default store: one SQLite file (WAL), FTS5 BM25 full text, cosine KNN in numpy.
+"""The default store: one SQLite file (WAL), BM25 full text, cosine KNN in numpy.
 
 Schema and file checks are in :mod:`.migrations`, SQL building in :mod:`.query`, the in-memory
 vector search in :mod:`.vectors` (exact, or in partitions of 50k+ vectors a projected scan
-re-scored exactly, :mod:`.projection`), the bound on full-text work in :mod:`.terms`.
+re-scored exactly, :mod:`.projection`), BM25 over per-user postings with each user's own
+statistics in :mod:`.bm25` (FTS5's ``bm25()`` counts every user's rows), the bound on
+full-text work in :mod:`.terms`.
 Every statement that reads records names ``user_id = ?``: there is no query across users.
 
 Concurrency: one connection per store object, used under a lock, so a sync facade calling from
@@ -63,8 +65,9 @@ class SQLiteStore(MemoryStore):
             re-scored and filtered exactly, see :mod:`.ann`).
         ann_min_rows: smallest partition (vector rows) searched approximately.
         text_match_budget: rows one full-text query may match (summed document frequencies of
-            its terms) before its most frequent terms are left out (:mod:`.terms`); 0 never
-            leaves a term out. Only stores larger than the budget are affected.
+            its terms in the user's records) before its most frequent terms are left out
+            (:mod:`.terms`); 0 never leaves a term out. Only users with more records than the
+            budget are affected.
 
     Raises:
         ConfigError: ``vector_index`` is unknown, or ``"hnsw"`` without usearch installed, or
