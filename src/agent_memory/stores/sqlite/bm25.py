@@ -69,7 +69,8 @@ _MAX_CACHED_TERMS = 100_000
 
 
 def _scratch(conn: sqlite3.Connection) -> None:
-    """Create (once per connection) the contentless FTS5 table used as a tokenizer."""
+    """Create the connection's contentless FTS5 table used as a tokenizer (empty between
+    calls of :func:`tokenize`)."""
     conn.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.text_scratch USING fts5(text, content = '', "
         f"tokenize = '{FTS_TOKENIZER}')"
@@ -93,18 +94,20 @@ def tokenize(conn: sqlite3.Connection, texts: Sequence[str]) -> list[Counter[str
     """
     if not texts:
         return []
-    _scratch(conn)
-    conn.execute("INSERT INTO temp.text_scratch (text_scratch) VALUES ('delete-all')")
-    conn.executemany(
-        "INSERT INTO temp.text_scratch (rowid, text) VALUES (?, ?)",
-        list(enumerate(texts, start=1)),
-    )
+    rows = list(enumerate(texts, start=1))
+    try:
+        conn.executemany("INSERT INTO temp.text_scratch (rowid, text) VALUES (?, ?)", rows)
+    except sqlite3.OperationalError:  # first use on this connection
+        _scratch(conn)
+        conn.executemany("INSERT INTO temp.text_scratch (rowid, text) VALUES (?, ?)", rows)
     out: list[Counter[str]] = [Counter() for _ in texts]
-    for doc, term, n in conn.execute(
-        "SELECT doc, term, count(*) FROM temp.text_scratch_terms GROUP BY doc, term"
-    ):
-        out[doc - 1][term] = n
-    conn.execute("INSERT INTO temp.text_scratch (text_scratch) VALUES ('delete-all')")
+    try:
+        for doc, term, n in conn.execute(
+            "SELECT doc, term, count(*) FROM temp.text_scratch_terms GROUP BY doc, term"
+        ):
+            out[doc - 1][term] = n
+    finally:
+        conn.execute("INSERT INTO temp.text_scratch (text_scratch) VALUES ('delete-all')")
     return out
 
 
@@ -120,12 +123,11 @@ def index_documents(
     """
     if not docs:
         return
-    conn.execute("INSERT INTO text_users (user_id) VALUES (?) ON CONFLICT DO NOTHING", (user_id,))
-    (uid,) = conn.execute("SELECT uid FROM text_users WHERE user_id = ?", (user_id,)).fetchone()
-    rids = [rid for rid, _ in docs]
-    conn.execute(
-        "DELETE FROM text_docs WHERE rid IN (SELECT value FROM json_each(?))", (json.dumps(rids),)
-    )
+    row = conn.execute("SELECT uid FROM text_users WHERE user_id = ?", (user_id,)).fetchone()
+    (uid,) = row or conn.execute(
+        "INSERT INTO text_users (user_id) VALUES (?) RETURNING uid", (user_id,)
+    ).fetchone()
+    conn.executemany("DELETE FROM text_docs WHERE rid = ?", [(rid,) for rid, _ in docs])
     postings = []
     for (rid, _), counts in zip(docs, tokenize(conn, [text for _, text in docs]), strict=True):
         length = sum(counts.values())

@@ -80,23 +80,31 @@ def migration_006_text_index(conn: sqlite3.Connection) -> None:
         "instance)"
     )
     try:
+        # Every step a sort or a primary-key look-up: linear in the postings.
         conn.execute(
             "CREATE TEMP TABLE text_counts AS SELECT doc AS rid, term, count(*) AS tf "
             "FROM temp.records_fts_instance GROUP BY doc, term"
         )
         conn.execute(
+            "CREATE TEMP TABLE text_lengths (rid INTEGER PRIMARY KEY, length INTEGER, terms TEXT)"
+        )
+        conn.execute(
+            "INSERT INTO temp.text_lengths SELECT rid, sum(tf), json_group_array(term) "
+            "FROM temp.text_counts GROUP BY rid"
+        )
+        conn.execute(
             """
             INSERT INTO text_docs (rid, uid, length, terms)
-            SELECT r.rid, u.uid, coalesce(c.length, 0), coalesce(c.terms, '[]')
+            SELECT r.rid, u.uid, coalesce(l.length, 0), coalesce(l.terms, '[]')
             FROM records r JOIN text_users u ON u.user_id = r.user_id
-            LEFT JOIN (SELECT rid, sum(tf) AS length, json_group_array(term) AS terms
-                       FROM temp.text_counts GROUP BY rid) c ON c.rid = r.rid
+            LEFT JOIN temp.text_lengths l ON l.rid = r.rid
             """
         )
         conn.execute(
             "INSERT INTO text_postings (uid, term, rid, tf, length) "
             "SELECT d.uid, c.term, c.rid, c.tf, d.length "
-            "FROM temp.text_counts c JOIN text_docs d ON d.rid = c.rid"
+            "FROM temp.text_counts c JOIN text_docs d ON d.rid = c.rid "
+            "ORDER BY d.uid, c.term, c.rid"  # in key order: appends, not page-by-page inserts
         )
         conn.execute(
             "UPDATE text_users SET docs = s.docs, tokens = s.tokens FROM "
@@ -104,6 +112,7 @@ def migration_006_text_index(conn: sqlite3.Connection) -> None:
             "WHERE s.uid = text_users.uid"
         )
     finally:
+        conn.execute("DROP TABLE IF EXISTS temp.text_lengths")
         conn.execute("DROP TABLE IF EXISTS temp.text_counts")
         conn.execute("DROP TABLE temp.records_fts_instance")
     for sql in _TRIGGERS:
