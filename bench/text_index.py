@@ -1,6 +1,6 @@
 """What the per-user full-text index costs (``stores/sqlite/bm25.py``, migration 6).
 
-Three figures:
+Figures:
 
 - **write time**: the LoCoMo dev turns (``"{speaker}: {text}"``, 2,760) put through
   ``SQLiteStore.put`` in batches of ``--batch`` with random vectors, into a fresh file, with the
@@ -8,11 +8,18 @@ Three figures:
   comparison; FTS5 is written either way), alternating ``--rounds`` times; ms per turn;
 - **space**: pages of the per-user tables against the FTS5 index in ``--store`` (``dbstat``);
 - **migration**: seconds to build the per-user tables of ``--store`` from its FTS5 index, as
-  opening a file written before migration 6 does (on a copy, tables dropped first).
+  opening a file written before migration 6 does (on a copy, tables dropped first);
+- **document frequencies** of every word of 200 LoCoMo questions in ``--user``'s rows of
+  ``--store``: counted through FTS5 (``MATCH`` joined to the user's records, what scoring with
+  FTS5 as the matcher would need) against a count in the per-user postings;
+- **one FTS5 table per user** (``--per-user-tables N``, the alternative design): schema
+  entries, empty-file size, time to create the last user's table and the first query of a
+  fresh connection, with N tables in a scratch file.
 
 Usage::
 
-    python bench/text_index.py [--store DIR/scale_locomo_100000.db] [--rounds 3] [--batch 50]
+    python bench/text_index.py [--store DIR/scale_locomo_100000.db] [--user scale-user]
+        [--rounds 3] [--batch 50] [--per-user-tables 100 1000]
 """
 
 from __future__ import annotations
@@ -32,8 +39,11 @@ add_src_to_path()
 
 from agent_memory.datasets.locomo import load_locomo
 from agent_memory.stores.base import EmbeddingSpec, Indexed
-from agent_memory.stores.sqlite import SQLiteStore, store as store_module
-from agent_memory.stores.sqlite.bm25 import index_document
+from agent_memory.stores.sqlite import SQLiteStore
+from agent_memory.stores.sqlite import store as store_module
+from agent_memory.stores.sqlite.bm25 import index_document, tokenize
+from agent_memory.stores.sqlite.migrations import FTS_TOKENIZER
+from agent_memory.stores.sqlite.query import match_expression, query_terms
 from agent_memory.stores.sqlite.text_schema import migration_006_text_index
 
 SPEC = EmbeddingSpec(model="local:all-MiniLM-L6-v2", dim=384)
@@ -97,9 +107,62 @@ def migration_s(path: Path) -> str:
     return f"migration: {rows:,} documents, {postings:,} postings in {seconds:.1f} s"
 
 
+def frequencies(path: Path, user: str, questions: list[str]) -> str:
+    conn = sqlite3.connect(path)
+    uid = conn.execute("SELECT uid FROM text_users WHERE user_id = ?", (user,)).fetchone()[0]
+    fts, postings = [], []
+    for q in questions:
+        words = query_terms(q)
+        stems = sorted({t for counts in tokenize(conn, words) for t in counts})
+        t = time.perf_counter()
+        for word in words:
+            conn.execute(
+                "SELECT count(*) FROM records_fts JOIN records r ON r.rid = records_fts.rowid "
+                "WHERE records_fts MATCH ? AND r.user_id = ?", (match_expression([word]), user),
+            ).fetchone()
+        fts.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        for stem in stems:
+            conn.execute("SELECT count(*) FROM text_postings WHERE uid = ? AND term = ?",
+                         (uid, stem)).fetchone()
+        postings.append(time.perf_counter() - t)
+    conn.close()
+    a, b = np.asarray(fts) * 1000, np.asarray(postings) * 1000
+    return (f"document frequencies of a question's words, ms p50 / p95: FTS5 MATCH joined to the "
+            f"user's records {np.percentile(a, 50):.2f} / {np.percentile(a, 95):.2f}, per-user "
+            f"postings {np.percentile(b, 50):.2f} / {np.percentile(b, 95):.2f}")
+
+
+def per_user_tables(n: int) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.db"
+        conn = sqlite3.connect(path, isolation_level=None)
+        create = "CREATE VIRTUAL TABLE fts_{} USING fts5(text, tokenize = '" + FTS_TOKENIZER + "')"
+        conn.execute("BEGIN")
+        for i in range(n - 1):
+            conn.execute(create.format(i))
+        conn.execute("COMMIT")
+        t = time.perf_counter()
+        conn.execute(create.format(n - 1))
+        last = time.perf_counter() - t
+        conn.close()
+        t = time.perf_counter()
+        conn = sqlite3.connect(path)
+        conn.execute("SELECT count(*) FROM fts_0").fetchone()
+        first = time.perf_counter() - t
+        entries = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        conn.close()
+        size = path.stat().st_size / 1e6
+    return (f"{n:,} FTS5 tables: {entries:,} schema entries, empty file {size:.1f} MB, creating "
+            f"the last {last * 1000:.0f} ms, first query of a fresh connection "
+            f"{first * 1000:.0f} ms")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--store", type=Path, default=None)
+    parser.add_argument("--user", default="scale-user")
+    parser.add_argument("--per-user-tables", type=int, nargs="*", default=[])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--batch", type=int, default=50)
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
@@ -119,6 +182,11 @@ async def main() -> None:
     if args.store is not None:
         print(space(args.store))
         print(migration_s(args.store))
+        questions = list(dict.fromkeys(
+            q.question for sample in load_locomo(args.locomo) for q in sample.questions))
+        print(frequencies(args.store, args.user, questions[:200]))
+    for n in args.per_user_tables:
+        print(per_user_tables(n), flush=True)
 
 
 if __name__ == "__main__":
