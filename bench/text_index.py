@@ -113,7 +113,7 @@ def frequencies(path: Path, user: str, questions: list[str]) -> str:
     fts, postings = [], []
     for q in questions:
         words = query_terms(q)
-        stems = sorted({t for counts in tokenize(conn, words) for t in counts})
+        stems = sorted({t for counts in tokenize(words) for t in counts})
         t = time.perf_counter()
         for word in words:
             conn.execute(

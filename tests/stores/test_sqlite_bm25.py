@@ -14,7 +14,7 @@ from agent_memory.models import RecordKind, Turn
 from agent_memory.stores.base import EmbeddingSpec, Indexed, RecordQuery
 from agent_memory.stores.sqlite import SQLiteStore
 from agent_memory.stores.sqlite.bm25 import IDF_FLOOR, idf, tokenize
-from agent_memory.stores.sqlite.query import fts_query
+from agent_memory.stores.sqlite.query import fts_query, where_clause
 from agent_memory.stores.sqlite.text_schema import migration_006_text_index
 
 SPEC = EmbeddingSpec(model="test:four", dim=4)
@@ -74,7 +74,7 @@ async def test_scores_use_the_users_statistics_not_the_tables(tmp_path: Path) ->
     hits = await store.text_search("alice", "dog lake", ALL, k=50)
     # alice: 8 documents, 3 hold "dog" (by stem: "dogs", "dog", "dog"), 2 hold "lake"; her
     # lengths only.
-    lengths = [sum(c.values()) for c in tokenize(store._conn, TEXTS)]
+    lengths = [sum(c.values()) for c in tokenize(TEXTS)]
     avgdl = sum(lengths) / len(lengths)
     df = {"dog": 3, "lake": 2}
 
@@ -93,14 +93,32 @@ def test_idf_is_floored_like_fts5() -> None:
     assert idf(10, 5) == IDF_FLOOR and idf(10, 10) == IDF_FLOOR
 
 
-def test_tokenize_gives_fts5_stems_and_counts(tmp_path: Path) -> None:
-    conn = sqlite3.connect(":memory:")
-    counts = tokenize(conn, ["Running runners ran, RUNNING!", "café_naïve", ""])
-    assert counts[0] == {"run": 2, "runner": 1, "ran": 1}
-    assert counts[1] == {"cafe": 1, "naiv": 1}
-    assert counts[2] == {}
-    assert tokenize(conn, ["dogs"]) == [{"dog": 1}]  # the scratch table is emptied between calls
-    conn.close()
+def test_tokenize_gives_fts5_stems_and_counts() -> None:
+    counts = tokenize(["Running runners ran, RUNNING!", "café_naïve", "?!"])
+    assert counts == [{"run": 2, "runner": 1, "ran": 1}, {"cafe": 1, "naiv": 1}, {}]
+    assert tokenize(["dogs"]) == [{"dog": 1}]  # nothing is left from the previous call
+    assert tokenize([]) == []
+
+
+async def test_search_runs_on_a_read_only_connection(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store = await opened(path)
+    await store.put([turn(i, text) for i, text in enumerate(TEXTS)])
+    expected = [(h.record.id, h.score) for h in await store.text_search("alice", "dog", ALL, 50)]
+    reader = sqlite3.connect(path, isolation_level=None)
+    reader.execute("PRAGMA query_only = ON")
+    where, params = where_clause("alice", ALL)
+    for inside in (False, True):  # its own read transaction, or the caller's
+        if inside:
+            reader.execute("BEGIN")
+        top = store._text.search(reader, "alice", ["dog"], where, params, 50)
+        ids = dict(reader.execute("SELECT rid, id FROM records").fetchall())
+        assert [(ids[rid], score) for rid, score in top] == expected
+        assert reader.in_transaction == inside
+        if inside:
+            reader.execute("COMMIT")
+    reader.close()
+    await store.close()
 
 
 def text_tables(path: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:

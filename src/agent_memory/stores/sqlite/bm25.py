@@ -20,7 +20,7 @@ the summed document frequencies of the query's terms in the user's partition, wh
 users hold (FTS5 walks every user's postings).
 
 Terms are produced by the FTS5 tokenizer of the schema (:data:`.migrations.FTS_TOKENIZER`),
-run on a contentless scratch table in the connection's ``temp`` schema and read back through
+run on a contentless table of a private in-memory database and read back through
 ``fts5vocab``: the stems are exactly those FTS5 indexes.
 
 Score (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009,
@@ -45,10 +45,10 @@ rows against 0.6 ms for the postings alone.
 
 Measured in BENCHMARKS.md ("Full-text statistics per user", ``bench/text_budget.py``,
 ``bench/text_index.py``; 100k rows, loaded machine): text search at the default budget
-2.2-6.4 ms p50 against 7.6-8.1 ms with FTS5's scoring in the same runs; writes +0.25-0.55 ms
-per record (each document is tokenized on its own, about 200 us; in batches about 60 us);
-64.5 MiB of tables against 24.6 MiB for the FTS5 index; an existing 100k-row file migrates in
-7-11 s. One FTS5 table per user was measured and rejected (six schema objects per user: 48 ms
+2.2-6.4 ms p50 against 5.0-8.1 ms with FTS5's scoring in the same runs; writes +0.2-0.55 ms
+per record (tokenizing one document 80-100 us, 52 us each in batches of 50; the rest is its
+postings); 64.5 MiB of tables against 24.6 MiB for the FTS5 index; an existing 100k-row file
+migrates in 7-11 s. One FTS5 table per user was measured and rejected (six schema objects per user: 48 ms
 to add a user and 99 ms to open a connection at 1,000 users).
 """
 
@@ -57,8 +57,10 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from .migrations import FTS_TOKENIZER
@@ -78,47 +80,68 @@ _MAX_CACHED_TERMS = 100_000
 """Terms cached per user; that user's entries are cleared past this."""
 
 
-def _scratch(conn: sqlite3.Connection) -> None:
-    """Create the connection's contentless FTS5 table used as a tokenizer (empty between
-    calls of :func:`tokenize`)."""
-    conn.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.text_scratch USING fts5(text, content = '', "
-        f"tokenize = '{FTS_TOKENIZER}')"
-    )
-    conn.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.text_scratch_terms "
-        "USING fts5vocab(temp, text_scratch, instance)"
-    )
+class _Tokenizer:
+    """The schema's FTS5 tokenizer, run on a private in-memory database.
+
+    A contentless FTS5 table takes the texts and ``fts5vocab`` reads back each one's terms; the
+    table is emptied after every call. Being private, it needs no write access to the store's
+    file (read connections may be ``query_only``) and leaves nothing in the store's
+    connections; a lock makes it safe from any thread.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        conn.execute(
+            f"CREATE VIRTUAL TABLE scratch USING fts5(text, content = '', "
+            f"tokenize = '{FTS_TOKENIZER}')"
+        )
+        conn.execute("CREATE VIRTUAL TABLE scratch_terms USING fts5vocab(scratch, instance)")
+        return conn
+
+    def __call__(self, texts: Sequence[str]) -> list[Counter[str]]:
+        out: list[Counter[str]] = [Counter() for _ in texts]
+        if not texts:
+            return out
+        with self._lock:
+            if self._conn is None:
+                self._conn = self._connect()
+            conn = self._conn
+            conn.execute("BEGIN")
+            try:
+                conn.executemany(
+                    "INSERT INTO scratch (rowid, text) VALUES (?, ?)",
+                    list(enumerate(texts, start=1)),
+                )
+                for doc, term, n in conn.execute(
+                    "SELECT doc, term, count(*) FROM scratch_terms GROUP BY doc, term"
+                ):
+                    out[doc - 1][term] = n
+            finally:
+                conn.execute("ROLLBACK")  # empties the table
+        return out
 
 
-def tokenize(conn: sqlite3.Connection, texts: Sequence[str]) -> list[Counter[str]]:
-    """Each text's terms as FTS5 indexes them (stems), with their counts.
+_tokenizer = _Tokenizer()
+
+
+def tokenize(texts: Sequence[str]) -> list[Counter[str]]:
+    """Each text's terms as the store's FTS5 index holds them (stems), with their counts.
 
     Args:
-        conn: any connection of the store (the scratch table lives in its ``temp`` schema).
         texts: the texts, any number.
 
     Returns:
         One :class:`~collections.Counter` ``term -> occurrences`` per text, in order; the sum
         of its counts is the text's length in tokens.
+
+    Raises:
+        UnicodeEncodeError: a text holds a lone surrogate.
     """
-    if not texts:
-        return []
-    rows = list(enumerate(texts, start=1))
-    try:
-        conn.executemany("INSERT INTO temp.text_scratch (rowid, text) VALUES (?, ?)", rows)
-    except sqlite3.OperationalError:  # first use on this connection
-        _scratch(conn)
-        conn.executemany("INSERT INTO temp.text_scratch (rowid, text) VALUES (?, ?)", rows)
-    out: list[Counter[str]] = [Counter() for _ in texts]
-    try:
-        for doc, term, n in conn.execute(
-            "SELECT doc, term, count(*) FROM temp.text_scratch_terms GROUP BY doc, term"
-        ):
-            out[doc - 1][term] = n
-    finally:
-        conn.execute("INSERT INTO temp.text_scratch (text_scratch) VALUES ('delete-all')")
-    return out
+    return _tokenizer(texts)
 
 
 def index_documents(
@@ -139,7 +162,7 @@ def index_documents(
     ).fetchone()
     conn.executemany("DELETE FROM text_docs WHERE rid = ?", [(rid,) for rid, _ in docs])
     postings = []
-    for (rid, _), counts in zip(docs, tokenize(conn, [text for _, text in docs]), strict=True):
+    for (rid, _), counts in zip(docs, tokenize([text for _, text in docs]), strict=True):
         length = sum(counts.values())
         conn.execute(
             "INSERT INTO text_docs (rid, uid, length, terms) VALUES (?, ?, ?, ?)",
@@ -154,6 +177,20 @@ def index_documents(
 def index_document(conn: sqlite3.Connection, user_id: str, rid: int, text: str) -> None:
     """:func:`index_documents` for one document (the store's write path)."""
     index_documents(conn, user_id, [(rid, text)])
+
+
+@contextmanager
+def _snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction around the statements inside, unless the caller holds one."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
 
 
 def idf(docs: int, df: int) -> float:
@@ -194,9 +231,9 @@ class TextIndex:
         """The user's best ``k`` documents for the OR of ``words``, by BM25 (higher is better).
 
         Args:
-            conn: the store's connection, not inside a transaction (the statistics and the
-                postings are read in one read transaction, so a concurrent writer cannot
-                commit between them).
+            conn: a connection of the store, read-only or not; the statistics and the
+                postings are read in one read transaction (the caller's, if it holds one), so
+                a concurrent writer cannot commit between them.
             user_id: the partition searched; every statistic is this user's.
             words: distinct query words (:func:`.query.query_terms`).
             where: a condition over ``records r`` (:func:`.query.where_clause`) with its
@@ -206,11 +243,8 @@ class TextIndex:
         Returns:
             ``(rid, score)`` pairs, best first, ties by record id.
         """
-        conn.execute("BEGIN")
-        try:
+        with _snapshot(conn):
             return self._search(conn, user_id, words, where, params, k)
-        finally:
-            conn.execute("COMMIT")
 
     def _search(
         self,
@@ -255,11 +289,8 @@ class TextIndex:
 
     def kept_terms(self, conn: sqlite3.Connection, user_id: str, words: Sequence[str]) -> list[str]:
         """The terms (stems) of ``words`` that a search of the user would run (for benchmarks)."""
-        conn.execute("BEGIN")
-        try:
+        with _snapshot(conn):
             plan = self._plan(conn, user_id, words)
-        finally:
-            conn.execute("COMMIT")
         return [] if plan is None else list(plan[3])
 
     def _plan(
@@ -277,7 +308,7 @@ class TextIndex:
         # Each word's stems; a stem reached from several words weighs once per word (as FTS5
         # scores one phrase per word).
         count: Counter[str] = Counter()
-        for counts in tokenize(conn, words):
+        for counts in tokenize(words):
             count.update(counts.keys())
         terms = list(count)
         # Past the budget a term's exact frequency only matters if it is kept: count at most
