@@ -18,7 +18,8 @@ Data (``--data``, both by default):
 
 Records are :class:`~agent_memory.models.Turn` objects in threads of 25, written straight into
 the SQLite file with ``executemany`` in one transaction (the store's own schema, rows built by
-``stores.sqlite.query.record_row``: this measures search, not ingest).
+``stores.sqlite.query.record_row``, the per-user full-text index by
+``stores.sqlite.bm25.index_documents``: this measures search, not ingest).
 
 Measured per size and data, in one warm process, for ``exact``, ``pca`` and ``hnsw`` stores
 (``--index``) on the same file: the first search (loads the partition, and builds the
@@ -62,6 +63,7 @@ from agent_memory.retrieval.hits import SearchMode
 from agent_memory.retrieval.search import SearchRequest, search
 from agent_memory.stores.base import RecordQuery
 from agent_memory.stores.sqlite import SQLiteStore
+from agent_memory.stores.sqlite.bm25 import index_documents
 from agent_memory.stores.sqlite.query import record_row
 
 DIM = 384
@@ -189,6 +191,7 @@ async def build(path: Path, n: int, data: Data, spec) -> float:
             "content_hash, category, processed, superseded_by, doc, collection) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", records)
         conn.executemany("INSERT INTO records_fts (rowid, text) VALUES (?, ?)", fts)
+        index_documents(conn, USER, fts)
         conn.executemany(
             "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)", vectors)
     conn.execute("INSERT INTO user_versions (user_id, version) VALUES (?, 1)", (USER,))

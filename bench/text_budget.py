@@ -1,8 +1,9 @@
 """Full-text search latency against the match budget (``text_match_budget``) on a large store.
 
-FTS5 scores every row matching any word of a query, so BM25's cost grows with the summed
-document frequencies of the words (``stores/sqlite/terms.py``). This script opens a store built
-by ``bench/search_scale.py`` (``--dir``; e.g. ``scale_gauss_100000.db``) once per budget and
+Full-text search scores every row matching any word of a query, so BM25's cost grows with the
+summed document frequencies of the words (``stores/sqlite/terms.py``). This script opens a
+store built by ``bench/search_scale.py`` (``--dir``; e.g. ``scale_gauss_100000.db``) once per
+budget and
 times ``text_search`` (the turns' 50 candidates, as hybrid search asks) over LoCoMo questions,
 printing p50 / p95 in ms and the mean number of words kept per query.
 
@@ -43,7 +44,7 @@ async def run(path: Path, user: str, budget: int, questions: list[str]) -> str:
     await store.open(SPEC)
     conn = store._conn
     assert conn is not None
-    kept = [len(store._terms.select(conn, query_terms(q))) for q in questions]  # warms the cache
+    kept = [len(store._text.kept_terms(conn, user, query_terms(q))) for q in questions]  # warms
     times = []
     for q in questions:
         t = time.perf_counter()

@@ -74,9 +74,9 @@ class Settings(BaseSettings):
             ``stores/sqlite/projection.py``), ``exact`` (the full product always) or ``hnsw`` (approximate graph for large
             partitions, ``pip install agent-memory[ann]``; see ``stores/sqlite/ann.py``).
         text_match_budget: rows one full-text query may match (summed document frequencies
-            of its words) before its most frequent words are left out; bounds BM25's cost in
-            large stores, no effect on stores of fewer rows (``stores/sqlite/terms.py``);
-            0 keeps every word.
+            of its words in the user's records) before its most frequent words are left out;
+            bounds BM25's cost in large partitions, no effect on users with fewer records
+            (``stores/sqlite/terms.py``); 0 keeps every word.
 
     Memory keeper and reflection (seed 001 section 7):
         k_turn_buffer, n_active_turns, num_recent_sessions_for_init, top_k_facts,

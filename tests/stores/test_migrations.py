@@ -19,8 +19,10 @@ TURNS = RecordQuery(kinds=frozenset({"turn"}))
 
 
 def roll_back_to_4(path: Path) -> None:
-    """Undo migration 5 on a closed file: what a file of the previous library looks like."""
+    """Undo migrations 6 and 5 on a closed file: what a file of an older library looks like."""
     with sqlite3.connect(path) as conn:
+        for table in ("text_postings", "text_docs", "text_users"):
+            conn.execute(f"DROP TABLE {table}")
         for index in ("turns_by_seq", "records_by_update", "records_pending"):
             conn.execute(f"DROP INDEX {index}")
         for column in ("etag", "updated_at", "pending"):

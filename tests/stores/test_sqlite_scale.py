@@ -61,19 +61,24 @@ async def test_budget_always_keeps_the_rarest_term(tmp_path: Path) -> None:
     await store.close()
 
 
-async def test_term_budget_orders_by_frequency_and_refreshes_when_the_table_grows(
-    tmp_path: Path,
-) -> None:
-    store = await store_with(tmp_path / "m.db", budget=20)
-    conn = store._conn
-    assert conn is not None
+def test_term_budget_keeps_the_rarest_terms_that_fit() -> None:
     budget = TermBudget(20)
-    assert budget.select(conn, ["weather", "kayak", "paddle"]) == ["kayak", "paddle"]
-    assert budget.frequency(conn, "kayak") == 3
-    await store.put([turn(100 + i, f"kayak club meeting {i}") for i in range(10)])
-    # The table grew by a third: frequencies are counted again.
-    budget.select(conn, ["weather", "kayak"])
-    assert budget.frequency(conn, "kayak") == 13
+    df = {"weather": 30, "kayak": 3, "paddle": 1}
+    assert budget.select(["weather", "kayak", "paddle"], df, size=31) == ["kayak", "paddle"]
+    assert budget.select(["weather", "kayak"], df, size=20) == ["weather", "kayak"]
+    assert budget.select(["weather"], df, size=31) == ["weather"]
+    assert TermBudget(0).select(["weather", "kayak"], df, size=10**6) == ["weather", "kayak"]
+
+
+async def test_budget_counts_the_users_own_rows(tmp_path: Path) -> None:
+    store = await store_with(tmp_path / "m.db", budget=10)
+    before = await store.text_search("alice", "kayak weather", ALL, k=50)
+    # Bob's 40 rows make "kayak" the table's most frequent word; alice's budget still keeps
+    # her rare "kayak" and leaves out her frequent "weather".
+    await store.put([turn(200 + i, f"kayak kayak {i}", user="bob") for i in range(40)])
+    after = await store.text_search("alice", "kayak weather", ALL, k=50)
+    assert [(h.record.id, h.score) for h in after] == [(h.record.id, h.score) for h in before]
+    assert {h.record.id for h in after} == {"t3", "t7", "t30"}
     await store.close()
 
 

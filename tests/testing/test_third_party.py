@@ -104,6 +104,7 @@ def test_declared_missing_capabilities_are_skipped_with_their_reason(tmp_path: P
     store_skips = [n for n in skipped if n.startswith("TestTextOnlyStore")]
     assert store_skips == [
         "TestTextOnlyStore::test_one_pushed_down_search_returns_every_signals_rank_and_score",
+        "TestTextOnlyStore::test_text_scores_do_not_depend_on_other_users",
         "TestTextOnlyStore::test_text_search_ranks_the_rare_term_first",
         "TestTextOnlyStore::test_vector_search_fills_k_when_one_record_holds_the_top_rows",
         "TestTextOnlyStore::test_vector_search_multi_field_returns_each_record_once",

@@ -157,8 +157,9 @@ class Scored:
     Attributes:
         record: the record.
         score: the signal's raw score, higher is better: cosine similarity in [-1, 1] for
-            vector search; for full-text search the backend's relevance (SQLite: FTS5 BM25;
-            Cosmos DB: ``FullTextScore``), comparable within one result list only.
+            vector search; for full-text search the backend's relevance (SQLite: BM25 from the
+            user's own statistics; Cosmos DB: ``FullTextScore``), comparable within one result
+            list only.
         field: the vector field that matched (vector search), else ``None``.
     """
 
@@ -303,9 +304,11 @@ class MemoryStore(ABC):
         """Full-text search over the user's records matching ``query``; best first.
 
         ``text`` is plain text: punctuation and query syntax in it are never operators. How
-        words are matched and ranked is the backend's (SQLite: FTS5 BM25 over the query's
-        words; Cosmos DB: ``FullTextScore`` over the same words); scores are comparable within
-        one result list only.
+        words are matched and ranked is the backend's (SQLite: BM25 over the query's words;
+        Cosmos DB: ``FullTextScore`` over the same words); scores are comparable within one
+        result list only. Scores and order depend on the user's own records only: statistics
+        spanning users (document counts, lengths, term frequencies) would let one user's
+        writes move another's scores.
         """
 
     async def search(self, user_id: str, request: StoreSearch) -> list[SearchHit]:

@@ -193,3 +193,23 @@ class SearchTests(StoreHarness):
         alone = await store.search("alice", StoreSearch(query=ALL, k=5, text="kayak"))
         assert [h.record.id for h in alone] == [h.record.id for h in text_hits]
         assert all(set(h.signals) == {"text"} for h in alone)
+
+    @requires(Capability.FULL_TEXT_SEARCH)
+    async def test_text_scores_do_not_depend_on_other_users(self, store: MemoryStore) -> None:
+        # Full-text statistics (document count, average length, document frequencies) are the
+        # user's own: another user writing, then deleting, the query's words moves neither the
+        # order nor the scores of alice's hits, so scores are no side channel across users.
+        async def alice() -> tuple[list[str], list[float]]:
+            hits = await store.text_search("alice", "zebra cat", ALL, k=10)
+            return [h.record.id for h in hits], [h.score for h in hits]
+
+        await put_texts(store)
+        order, scores = await alice()
+        await store.put([
+            Indexed(turn(f"b{i}", user="bob", content="zebra zebra cat " * (i + 1)))
+            for i in range(30)
+        ])
+        await store.put([Indexed(turn("c", user="carol", content="a long story " * 50))])
+        assert await alice() == (order, pytest.approx(scores, rel=1e-12, abs=0))
+        await store.delete("bob", [f"b{i}" for i in range(30)])
+        assert await alice() == (order, pytest.approx(scores, rel=1e-12, abs=0))

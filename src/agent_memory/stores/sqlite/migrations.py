@@ -33,6 +33,10 @@ the index (one seek per name) instead of reading every turn.
 Migration 5 (concurrency): ``records.etag`` (record versions for conditional writes),
 ``records.updated_at`` with an index, a unique ``(user_id, thread_id, seq)`` of turns, control
 fields out of ``metadata`` (:mod:`.versions_schema`).
+
+Migration 6 (full-text statistics per user): ``text_users``, ``text_docs``, ``text_postings``
+(:mod:`.text_schema`), filled from ``records_fts``; :mod:`.bm25` scores text search from them
+with each user's own document count, mean length and document frequencies.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from ...errors import EmbeddingMismatchError, NotAStoreError, SchemaVersionError
 from ...models import utcnow
 from ..base import EmbeddingSpec
 from .jobs_schema import migration_003_jobs
+from .text_schema import migration_006_text_index
 from .versions_schema import migration_005_versions
 
 APPLICATION_ID = 0x414D454D
@@ -144,7 +149,7 @@ Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[Migration] = [
     _m001_initial, _m002_collections, migration_003_jobs, _m004_speakers,
-    migration_005_versions,
+    migration_005_versions, migration_006_text_index,
 ]
 """Every migration in order; migration ``i`` (1-based) brings ``user_version`` to ``i``."""
 

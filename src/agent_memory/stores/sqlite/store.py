@@ -1,8 +1,10 @@
-"""The default store: one SQLite file (WAL), FTS5 BM25 full text, cosine KNN in numpy.
+"""The default store: one SQLite file (WAL), BM25 full text, cosine KNN in numpy.
 
 Schema and file checks are in :mod:`.migrations`, SQL building in :mod:`.query`, the in-memory
 vector search in :mod:`.vectors` (exact, or in partitions of 50k+ vectors a projected scan
-re-scored exactly, :mod:`.projection`), the bound on full-text work in :mod:`.terms`.
+re-scored exactly, :mod:`.projection`), BM25 over per-user postings with each user's own
+statistics in :mod:`.bm25` (FTS5's ``bm25()`` counts every user's rows), the bound on
+full-text work in :mod:`.terms`.
 Every statement that reads records names ``user_id = ?``: there is no query across users.
 
 Concurrency: no coroutine of the store blocks the event loop. Each runs its body on the
@@ -41,10 +43,10 @@ from ...errors import ConfigError, InvalidInputError, NotAStoreError, StoreError
 from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from ..paging import DEFAULT_PAGE_SIZE, Page, decode_cursor, encode_cursor, sort_key
+from .bm25 import TextIndex, index_document
 from .connections import ConnectionPool, default_threads, off_loop
 from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_embedding
-from .query import match_expression, query_terms, record_row, vector_blob, where_clause
-from .terms import TermBudget
+from .query import query_terms, record_row, vector_blob, where_clause
 from .vectors import UserVectors, VectorCache, VectorIndex, VectorRow
 from .writes import next_seq, seq_conflict, stamp
 from .writes import touch as touch_facts
@@ -77,8 +79,9 @@ class SQLiteStore(MemoryStore):
             re-scored and filtered exactly, see :mod:`.ann`).
         ann_min_rows: smallest partition (vector rows) searched approximately.
         text_match_budget: rows one full-text query may match (summed document frequencies of
-            its terms) before its most frequent terms are left out (:mod:`.terms`); 0 never
-            leaves a term out. Only stores larger than the budget are affected.
+            its terms in the user's records) before its most frequent terms are left out
+            (:mod:`.terms`); 0 never leaves a term out. Only users with more records than the
+            budget are affected.
         threads: worker threads of the store's pool, each with its own read connection
             (default :func:`.connections.default_threads`: two per core, 2 to 8); 1 runs every
             call in turn, still off the event loop.
@@ -122,7 +125,7 @@ class SQLiteStore(MemoryStore):
         self.path = Path(path)
         self.vector_index = vector_index
         self.ann_min_rows = ann_min_rows
-        self._terms = TermBudget(text_match_budget)
+        self._text = TextIndex(text_match_budget)
         self._conn: sqlite3.Connection | None = None
         self._spec: EmbeddingSpec | None = None
         self._lock = threading.RLock()
@@ -395,6 +398,7 @@ class SQLiteStore(MemoryStore):
         ).fetchone()
         conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rid,))
         conn.execute("INSERT INTO records_fts (rowid, text) VALUES (?, ?)", (rid, text))
+        index_document(conn, row[0], rid, text)
         conn.execute("DELETE FROM vectors WHERE user_id = ? AND record_id = ?", row[:2])
         conn.executemany(
             "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)", blobs
@@ -659,26 +663,21 @@ class SQLiteStore(MemoryStore):
     def text_search(
         self, user_id: str, text: str, query: RecordQuery, k: int
     ) -> list[Scored]:
-        """BM25 (FTS5 ``bm25()``, negated so higher is better) over the user's matching records.
+        """BM25 over the user's matching records, with the user's own statistics (document
+        count, mean length, document frequencies: :mod:`.bm25`), so no other user's data moves
+        a score.
 
         The query ORs the distinct non-stop words of ``text`` (:func:`.query.query_terms`); in a
-        store larger than ``text_match_budget`` rows, its most frequent words are left out
-        when all of them together would match more rows than that (:mod:`.terms`).
-        ``query.limit`` and ordering are ignored (``k`` bounds the hits). Returns ``[]`` when
-        no searchable word remains.
+        partition larger than ``text_match_budget`` documents, its most frequent words are left
+        out when all of them together would match more of the user's rows than that
+        (:mod:`.terms`). ``query.limit`` and ordering are ignored (``k`` bounds the hits).
+        Returns ``[]`` when no searchable word remains.
         """
         user_id = require_scope(user_id)
         terms = query_terms(text)
         if not terms or k <= 0:
             return []
         where, params = where_clause(user_id, query)
-        # Only the top k carry their documents: the sort over every match (thousands of rows
-        # at 100k records) moves row ids, not JSON.
-        sql = (
-            "SELECT r.rid, -bm25(records_fts) AS score FROM records_fts "
-            "JOIN records r ON r.rid = records_fts.rowid "
-            f"WHERE records_fts MATCH ? AND {where} ORDER BY score DESC, r.id LIMIT ?"
-        )
         with self._reader(snapshot=True) as conn, self._translate("text search"):
             if query.kinds is not None and not conn.execute(
                 "SELECT EXISTS (SELECT 1 FROM records INDEXED BY records_by_kind "
@@ -689,8 +688,9 @@ class SQLiteStore(MemoryStore):
                 # kinds index answers in microseconds; named, because with statistics of
                 # a partition of one kind the planner would scan the table instead.
                 return []
-            match = match_expression(self._terms.select(conn, terms))
-            top = conn.execute(sql, [match, *params, k]).fetchall()
+            # Only the top k carry their documents: the sort over every match (thousands
+            # of rows at 100k records) moves row ids, not JSON.
+            top = self._text.search(conn, user_id, terms, where, params, k)
             docs = dict(
                 conn.execute(
                     "SELECT rid, doc FROM records WHERE rid IN "
