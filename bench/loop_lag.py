@@ -162,7 +162,7 @@ async def measure(args: argparse.Namespace, workdir: Path, questions: list[str],
     pool = json.loads((workdir / "pool.json").read_text())
     vectors = np.load(workdir / "pool.npy")
     embedder = LocalEmbedder()
-    embedder.load()
+    await embedder.embed(["warm-up"])  # loads the model as the library does: on a worker
     path = workdir / "store.db"
     async with AsyncMemory.open(store=make_store(path, 0), embedder=embedder) as memory:
         build_s = await build(memory, args.size, pool, vectors)

@@ -7,12 +7,12 @@ string with :func:`agent_memory.embedders.get_embedder`.
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 import numpy as np
 
+from .._threads import run_in_worker
 from ..stores.base import EmbeddingSpec
 
 
@@ -45,8 +45,9 @@ class Embedder(ABC):
         """
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Async form of :meth:`embed_sync` (runs it in a worker thread by default)."""
-        return await asyncio.to_thread(self.embed_sync, list(texts))
+        """Async form of :meth:`embed_sync` (by default on the shared worker pool, whose
+        threads run at a lower CPU priority than the event loop: :mod:`agent_memory._threads`)."""
+        return await run_in_worker(self.embed_sync, list(texts))
 
     def close(self) -> None:
         """Release clients or sessions held by the embedder (no-op by default)."""

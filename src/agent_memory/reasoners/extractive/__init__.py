@@ -7,13 +7,13 @@ rewriting), :mod:`.dates` (relative dates made absolute).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
 
+from ..._threads import run_in_worker
 from ...models import Fact, Turn
 from ..base import FactExtraction, Reasoner, SummaryDraft
 from ..reconcile_models import ReconcileDecision
@@ -37,7 +37,7 @@ class ExtractiveReasoner(Reasoner):
     """Summaries by salient-sentence extraction and facts from self-disclosures.
 
     Everything runs in-process on the text alone (no embeddings), in well under a millisecond
-    per turn, on a worker thread (``asyncio.to_thread``): pure-Python work on a batch still
+    per turn, on a worker thread (:func:`agent_memory._threads.run_in_worker`): pure-Python work on a batch still
     adds up (summarizing or extracting facts from 100 LoCoMo turns took 40-45 ms each on the
     project's 2-core machine), and the event loop keeps serving other tasks meanwhile.
     Conversation text is only ever scored and copied, never interpreted as instructions.
@@ -50,29 +50,29 @@ class ExtractiveReasoner(Reasoner):
     ) -> SummaryDraft:
         """See :func:`.summarize.summarize_turns` (raises ``InvalidInputError`` for a budget < 1
         or nothing to summarize)."""
-        return await asyncio.to_thread(summarize_turns, previous, list(turns), max_tokens)
+        return await run_in_worker(summarize_turns, previous, list(turns), max_tokens)
 
     async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
         """See :func:`.facts.extract_facts`."""
-        return await asyncio.to_thread(extract_facts, list(turns))
+        return await run_in_worker(extract_facts, list(turns))
 
     async def summarize_user(
         self, previous: str | None, items: Sequence[str], max_tokens: int
     ) -> SummaryDraft:
         """See :func:`.summarize.summarize_items` (newer near-duplicates win)."""
-        return await asyncio.to_thread(summarize_items, previous, list(items), max_tokens)
+        return await run_in_worker(summarize_items, previous, list(items), max_tokens)
 
     # -- sessions (seed 001): see :mod:`.reflection` and :mod:`.planner` ------------------
 
     async def describe_interaction(self, turns: Sequence[Turn]) -> InteractionDraft:
         """See :func:`.reflection.describe_interaction`."""
-        return await asyncio.to_thread(_reflection.describe_interaction, list(turns))
+        return await run_in_worker(_reflection.describe_interaction, list(turns))
 
     async def reflect_on_session(
         self, turns: Sequence[Turn], categories: Sequence[str]
     ) -> SessionReflection:
         """See :func:`.reflection.reflect_session`."""
-        return await asyncio.to_thread(_reflection.reflect_session, list(turns),
+        return await run_in_worker(_reflection.reflect_session, list(turns),
                                        list(categories))
 
     async def fill_profile(
@@ -82,7 +82,7 @@ class ExtractiveReasoner(Reasoner):
         notes: Sequence[InsightNote],
     ) -> dict[str, Any]:
         """See :func:`.reflection.fill_profile`."""
-        return await asyncio.to_thread(_reflection.fill_profile, model, previous, list(notes))
+        return await run_in_worker(_reflection.fill_profile, model, previous, list(notes))
 
     async def retrieve_facts(
         self, query: str, run_tool: ToolRunner, *, categories: Sequence[str], top_k: int,
@@ -98,7 +98,7 @@ class ExtractiveReasoner(Reasoner):
     ) -> ReconcileDecision:
         """See :func:`.reconcile.reconcile_facts` (duplicates by embedding clusters and slots,
         contradictions by slots only)."""
-        return await asyncio.to_thread(_reconcile.reconcile_facts, list(facts), vectors)
+        return await run_in_worker(_reconcile.reconcile_facts, list(facts), vectors)
 
     # -- recall (seed 004): see :mod:`.recall` ------------------------------------------------
 
@@ -108,4 +108,4 @@ class ExtractiveReasoner(Reasoner):
         """See :func:`.recall.summarize_memories` (context-overlap sentence selection)."""
         from .recall import summarize_memories
 
-        return await asyncio.to_thread(summarize_memories, context, list(memories), max_tokens)
+        return await run_in_worker(summarize_memories, context, list(memories), max_tokens)

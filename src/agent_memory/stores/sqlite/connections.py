@@ -8,8 +8,9 @@ on the event-loop thread: the loop stays free to serve other tasks while a searc
 Each worker thread keeps its own read connection (opened on first use, ``query_only``). WAL
 lets any number of readers run beside the one writer, and sqlite3 and numpy release the GIL
 while they work, so on two cores two searches run at once; writes keep using the store's one
-writer connection under its lock. Measured in ``bench/loop_lag.py`` (BENCHMARKS.md, "Event-loop
-lag").
+writer connection under its lock. Workers run at a lower CPU priority than the thread that
+started them (:mod:`agent_memory._threads`). Measured in ``bench/loop_lag.py`` (BENCHMARKS.md,
+"Event-loop lag").
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
+from ..._threads import lower_priority
 from ...errors import StoreError
 
 P = ParamSpec("P")
@@ -69,6 +71,7 @@ class ConnectionPool:
 
     def _mark_worker(self) -> None:
         self._local.worker = True
+        lower_priority()  # the event loop's thread runs first when both are ready
 
     async def run(self, fn: Callable[..., R], *args: Any, **kwargs: Any) -> R:
         """``fn(*args, **kwargs)`` on a worker thread; the calling task awaits the result.
