@@ -178,9 +178,9 @@ def print_run(r: dict) -> None:
         f""
     )
     print(
-        f"  embedding: {r['embed_seconds']:.2f} s for {r['embed_texts']} texts "
-        f"({r['embed_texts'] / max(r['embed_seconds'], 1e-9):.0f} texts/s; turns + derived "
-        f"records); model load {r['model_load_s']:.2f} s (not in the figures above)"
+        f"  embedding: {r['embed_texts']} texts (turns + derived records), calls summing to "
+        f"{r['embed_seconds']:.2f} s (turn chunks overlap); model load "
+        f"{r['model_load_s']:.2f} s (not in the figures above)"
     )
 
 
