@@ -254,7 +254,8 @@ class LocalEmbedder(Embedder):
             options = ort.SessionOptions()
             options.intra_op_num_threads = self.threads
             options.inter_op_num_threads = 1
-            # Worker threads stop spinning when a call returns: a pool left spinning holds
+            # With the default threads=1 each call runs on its caller's thread (no pool). With
+            # more, the pool's threads stop spinning when a call returns: a pool left spinning holds
             # both cores for milliseconds and slowed the vector search that follows a query
             # embedding (24 -> 15 ms at 100k). Spinning within a call stays: turning it off
             # altogether cost a quarter of the batch throughput (124 -> 92 turns/s stored;
