@@ -5,7 +5,10 @@ A fresh temporary SQLite store is filled by :func:`agent_memory.ingest.ingest_th
 reasoner), exactly what ``agent-memory ingest PATH --format locomo`` runs. Prints:
 
 - turn storage throughput (turns/s): turns validated, embedded, indexed (FTS5 + vectors) and
-  committed, ``IngestReport.turn_seconds``; with the embedding's share of that time;
+  committed, ``IngestReport.turn_seconds``; with the embedding calls' seconds (two chunks
+  are stored at a time, so they can add up to more than the wall time), the CPU
+  time the process used meanwhile (all threads) and the share of the cores that was (below
+  ~90% other processes held the cores and the figure is load-bound);
 - the pipeline steps' time (thread summaries, fact extraction, user profiles), each with the
   time spent embedding the records it wrote;
 - end-to-end turns/s (turn storage + pipeline, ``IngestReport.seconds``), with ``--no-pipeline``
@@ -13,7 +16,10 @@ reasoner), exactly what ``agent-memory ingest PATH --format locomo`` runs. Print
 - the one-off costs outside those figures (parsing the file, loading the model);
 - peak RSS of the process (MiB).
 
-The bar (issue 2) is >= 150 turns/s on 2 cores.
+The last line is the figure the bar asks for: turn storage with the default settings
+(``turn_context_tokens`` 64, the default embedder options), best and median over ``--repeat``
+fresh-store runs. The bar is >= 200 turns/s on 2 cores; other processes on the machine lower
+the figure (the load average is printed before each run).
 
 Usage::
 
@@ -25,13 +31,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
-from _common import DEFAULT_LOCOMO, add_src_to_path, peak_rss_mb, print_machine
+from _common import DEFAULT_LOCOMO, add_src_to_path, peak_rss_mb, print_machine, usable_cores
 
 add_src_to_path()
 
@@ -53,13 +61,18 @@ class TimedMemory(AsyncMemory):
         self.step_calls: dict[str, int] = defaultdict(int)
         self.embed_totals = embed_totals
         self.turn_embed_seconds = 0.0
+        self.cpu_at_last_store = 0.0
 
     async def add_turns(self, items):
+        # Two chunks are stored at a time: the embedding seconds of overlapping calls add up.
         before = self.embed_totals["seconds"]
         try:
             return await super().add_turns(items)
         finally:
             self.turn_embed_seconds += self.embed_totals["seconds"] - before
+            # Every thread of the process (the embedder's workers too); turn storage is over
+            # when the last add_turns returns.
+            self.cpu_at_last_store = time.process_time()
 
     async def _timed(self, name: str, coro):
         start = time.perf_counter()
@@ -103,11 +116,13 @@ async def run_once(batches: list[ThreadBatch], pipeline: bool, workdir: Path) ->
     """One ingest into a fresh store; returns its figures."""
     settings = Settings.load(store=str(workdir / f"ingest-{time.monotonic_ns()}.db"))
     embedder, embed_totals = timed_embedder(settings)
+    load_before = os.getloadavg()[0]
     t0 = time.perf_counter()
     embedder.load()  # outside the timed ingest: a long-running process pays it once
     load_s = time.perf_counter() - t0
     memory = TimedMemory(settings, embedder=embedder, embed_totals=embed_totals)
     await memory.connect()
+    cpu_start = time.process_time()
     try:
         report: IngestReport = await ingest_threads(memory, batches, pipeline=pipeline)
     finally:
@@ -115,6 +130,9 @@ async def run_once(batches: list[ThreadBatch], pipeline: bool, workdir: Path) ->
         embedder.close()
     return {
         "pipeline": pipeline,
+        "load_avg_1m_before": load_before,
+        "turn_context_tokens": settings.turn_context_tokens,
+        "embedder": repr(embedder),
         "turns": report.turns,
         "threads": report.threads,
         "users": report.users,
@@ -129,6 +147,9 @@ async def run_once(batches: list[ThreadBatch], pipeline: bool, workdir: Path) ->
         "embed_seconds": embed_totals["seconds"],
         "embed_texts": embed_totals["texts"],
         "turn_embed_seconds": memory.turn_embed_seconds,
+        "turn_cpu_seconds": memory.cpu_at_last_store - cpu_start,
+        "turn_cpu_share": (memory.cpu_at_last_store - cpu_start)
+        / (report.turn_seconds * usable_cores()) if report.turn_seconds else 0.0,
         "turns_per_s": report.turns / report.turn_seconds if report.turn_seconds else 0.0,
         "end_to_end_turns_per_s": report.turns / report.seconds if report.seconds else 0.0,
     }
@@ -140,9 +161,13 @@ def print_run(r: dict) -> None:
         f"  stored {r['turns']} turns in {r['threads']} threads of {r['users']} users; "
         f"derived {r['summaries']} summaries, {r['facts']} facts, {r['profiles']} profiles"
     )
+    print(f"  load average before the run: {r['load_avg_1m_before']:.1f} (1 min)")
     print(
         f"  turn storage: {r['turn_seconds']:.2f} s = {r['turns_per_s']:.0f} turns/s "
-        f"(embedded + indexed + committed; embedding {r['turn_embed_seconds']:.2f} s of it)"
+        f"(embedded + indexed + committed; embedding calls {r['turn_embed_seconds']:.2f} s, two "
+        f"chunks at a time); "
+        f"CPU {r['turn_cpu_seconds']:.2f} s = {r['turn_cpu_share']:.0%} of "
+        f"{usable_cores()} cores"
     )
     if r["pipeline"]:
         steps = r["step_seconds"]
@@ -150,12 +175,12 @@ def print_run(r: dict) -> None:
         print(f"  pipeline steps: {r['pipeline_seconds']:.2f} s ({parts})")
     print(
         f"  end to end: {r['seconds']:.2f} s = {r['end_to_end_turns_per_s']:.0f} turns/s "
-        f"(bar: >= 150 turns/s on 2 cores)"
+        f""
     )
     print(
-        f"  embedding: {r['embed_seconds']:.2f} s for {r['embed_texts']} texts "
-        f"({r['embed_texts'] / max(r['embed_seconds'], 1e-9):.0f} texts/s; turns + derived "
-        f"records); model load {r['model_load_s']:.2f} s (not in the figures above)"
+        f"  embedding: {r['embed_texts']} texts (turns + derived records), calls summing to "
+        f"{r['embed_seconds']:.2f} s (turn chunks overlap); model load "
+        f"{r['model_load_s']:.2f} s (not in the figures above)"
     )
 
 
@@ -192,9 +217,18 @@ async def main() -> int:
     best = max(runs, key=lambda r: r["end_to_end_turns_per_s"])
     peak = peak_rss_mb()
     print(f"  peak RSS: {peak:.0f} MiB (whole process: model, dataset, store)")
+    rates = [r["turns_per_s"] for r in runs]
+    first = runs[0]
+    print(
+        f"\nINGEST turn storage, default settings (turn_context_tokens "
+        f"{first['turn_context_tokens']}, {first['embedder']}): best {max(rates):.0f} turns/s, "
+        f"median {statistics.median(rates):.0f} turns/s over {len(rates)} run(s); "
+        f"bar >= 200 turns/s on 2 cores"
+    )
     if args.json:
         args.json.write_text(json.dumps(
             {"machine": machine, "parse_s": parse_s, "runs": runs, "best": best,
+             "turns_per_s_best": max(rates), "turns_per_s_median": statistics.median(rates),
              "peak_rss_mb": peak}, indent=2))
     return 0
 

@@ -42,8 +42,9 @@ def niceness() -> int:
 
 
 def lower_priority() -> None:
-    """Lower the calling thread's CPU priority by :func:`niceness` (a pool's thread
-    initializer). Threads it starts later (onnxruntime's) inherit the lower priority."""
+    """Run the calling thread :func:`niceness` steps below the process's main thread (a
+    pool's thread initializer). Threads it starts later (onnxruntime's) inherit the lower
+    priority."""
     offset = niceness()
     get_priority = getattr(os, "getpriority", None)
     set_priority = getattr(os, "setpriority", None)
@@ -51,7 +52,11 @@ def lower_priority() -> None:
         return
     tid = threading.get_native_id()
     try:
-        set_priority(os.PRIO_PROCESS, tid, min(19, get_priority(os.PRIO_PROCESS, tid) + offset))
+        # relative to the process's main thread (its id is the pid), so a worker started by
+        # another worker is not lowered twice
+        target = min(19, get_priority(os.PRIO_PROCESS, os.getpid()) + offset)
+        if get_priority(os.PRIO_PROCESS, tid) < target:
+            set_priority(os.PRIO_PROCESS, tid, target)
     except OSError:  # not permitted here: the thread keeps its priority
         pass
 

@@ -7,6 +7,7 @@ and the steps are incremental.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -33,7 +34,8 @@ class IngestReport(BaseModel):
         summaries / facts / profiles: derived records written.
         exact_dedup_skipped: facts skipped as exact re-extractions.
         seconds: wall time of the whole ingest (turn storage + pipeline).
-        turn_seconds: wall time spent storing (embedding + writing) turns.
+        turn_seconds: wall time spent storing (embedding + writing) turns, which all
+            happens before the pipeline steps run.
     """
 
     users: int = 0
@@ -68,10 +70,14 @@ async def ingest_threads(
     """Store every thread's turns and, with ``pipeline``, summarize each thread, extract its
     facts, and finally update each user's profile.
 
-    Turns are stored in chunks of whole threads of about ``chunk_turns`` turns (each chunk one
-    atomic batch and one embedding pass). Every turn of every thread is checked
-    (:meth:`AsyncMemory.validate_turns`) before the first chunk is written, so bad input
-    anywhere stores nothing.
+    Turns are stored first, in chunks of whole threads of about ``chunk_turns`` turns (each
+    chunk one :meth:`~AsyncMemory.add_turns` call: one atomic batch and one embedding pass).
+    Every turn of every thread is checked (:meth:`AsyncMemory.validate_turns`) before the
+    first chunk is written, so bad input anywhere stores nothing. Two chunks are in flight at
+    a time, so that one chunk is embedded while the chunk before it is tokenized, written and
+    committed (the embedder's last batches and the write would otherwise leave cores idle);
+    chunks that share a thread are stored one after the other. Then the pipeline steps run
+    thread by thread, then the profiles.
 
     Raises:
         InvalidInputError: a turn is invalid; nothing is stored.
@@ -85,26 +91,61 @@ async def ingest_threads(
     report = IngestReport()
     started = time.perf_counter()
     users: list[str] = []
-    for chunk in _chunks(batches, chunk_turns):
-        # One add_turns call per chunk of threads: one embedding pass with long, well-packed
-        # batches and one atomic write.
-        t0 = time.perf_counter()
-        stored = await memory.add_turns([turn for batch in chunk for turn in batch.turns])
-        report.turn_seconds += time.perf_counter() - t0
-        report.turns += len(stored)
-        for batch in chunk:
-            await _process(memory, batch, report, pipeline=pipeline)
-            report.threads += 1
-            if batch.user_id not in users:
-                users.append(batch.user_id)
-            progress.advance(batch)
+    for batch in batches:
+        if batch.user_id not in users:
+            users.append(batch.user_id)
+    in_flight: tuple[list[ThreadBatch], asyncio.Task[list[Turn]]] | None = None
+    try:
+        for chunk in _chunks(batches, chunk_turns):
+            if in_flight is not None and _keys(in_flight[0]) & _keys(chunk):
+                await _finish(in_flight, report, progress, pipeline=pipeline)
+                in_flight = None
+            task = asyncio.ensure_future(
+                memory.add_turns([turn for batch in chunk for turn in batch.turns])
+            )
+            if in_flight is not None:
+                previous, in_flight = in_flight, (chunk, task)
+                await _finish(previous, report, progress, pipeline=pipeline)
+            else:
+                in_flight = (chunk, task)
+        if in_flight is not None:
+            await _finish(in_flight, report, progress, pipeline=pipeline)
+            in_flight = None
+    finally:
+        if in_flight is not None:  # a chunk failed: let the other one end before raising
+            await asyncio.gather(in_flight[1], return_exceptions=True)
+    report.turn_seconds = time.perf_counter() - started
     if pipeline:
+        for batch in batches:
+            await _process(memory, batch, report)
+            report.threads += 1
+            progress.advance(batch)
         for user_id in users:
             result = await memory.generate_user_summary(user_id)
             report.profiles += len(result.written)
     report.users = len(users)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _keys(chunk: Sequence[ThreadBatch]) -> set[tuple[str, str]]:
+    return {(batch.user_id, batch.thread_id) for batch in chunk}
+
+
+async def _finish(
+    in_flight: tuple[list[ThreadBatch], asyncio.Task[list[Turn]]],
+    report: IngestReport,
+    progress: Progress,
+    *,
+    pipeline: bool,
+) -> None:
+    """Wait for one chunk's turns to be stored and count them."""
+    chunk, task = in_flight
+    report.turns += len(await task)
+    if not pipeline:
+        for batch in chunk:
+            report.threads += 1
+            progress.advance(batch)
 
 
 def _chunks(batches: Sequence[ThreadBatch], chunk_turns: int) -> list[list[ThreadBatch]]:
@@ -119,13 +160,10 @@ def _chunks(batches: Sequence[ThreadBatch], chunk_turns: int) -> list[list[Threa
     return [c for c in chunks if c]
 
 
-async def _process(
-    memory: AsyncMemory, batch: ThreadBatch, report: IngestReport, *, pipeline: bool
-) -> None:
-    if pipeline:
-            for result in await memory.process_thread(batch.user_id, batch.thread_id):
-                if result.step == "thread_summary":
-                    report.summaries += len(result.written)
-                else:
-                    report.facts += len(result.written)
-                    report.exact_dedup_skipped += result.exact_dedup_skipped
+async def _process(memory: AsyncMemory, batch: ThreadBatch, report: IngestReport) -> None:
+    for result in await memory.process_thread(batch.user_id, batch.thread_id):
+        if result.step == "thread_summary":
+            report.summaries += len(result.written)
+        else:
+            report.facts += len(result.written)
+            report.exact_dedup_skipped += result.exact_dedup_skipped

@@ -149,3 +149,44 @@ def test_non_string_input_is_rejected(local_embedder):
 def test_bad_options_are_rejected(option):
     with pytest.raises(InvalidInputError):
         LocalEmbedder(**option)
+
+
+@pytest.mark.parametrize("option", [{"workers": 0}, {"batch_tokens": 0}, {"workers": 1.5}])
+def test_bad_parallelism_options_are_rejected(option):
+    with pytest.raises(InvalidInputError):
+        LocalEmbedder(**option)
+
+
+def test_parallel_batches_match_one_worker(local_embedder):
+    # Many small batches: with 3 workers they finish out of order; rows must not move.
+    texts = SENTENCES * 3
+    serial = LocalEmbedder(local_embedder.model_dir, batch_size=2, workers=1)
+    parallel = LocalEmbedder(local_embedder.model_dir, batch_size=2, workers=3)
+    try:
+        one, many = serial.embed_sync(texts), parallel.embed_sync(texts)
+    finally:
+        parallel.close()
+    assert np.min(np.sum(one * many, axis=1)) >= 0.99999
+    for row, text in enumerate(texts):
+        assert np.allclose(many[row], many[SENTENCES.index(text)], atol=1e-6)
+
+
+def test_repeated_texts_are_embedded_once_and_keep_their_rows(local_embedder):
+    texts = ["alpha beta", "gamma", "alpha beta", "", "gamma", "alpha beta"]
+    vectors = local_embedder.embed_sync(texts)
+    assert vectors.shape == (6, LOCAL_DIM)
+    assert np.array_equal(vectors[0], vectors[2]) and np.array_equal(vectors[0], vectors[5])
+    assert np.array_equal(vectors[1], vectors[4])
+    assert float(vectors[0] @ vectors[1]) < 0.99
+    alone = local_embedder.embed_sync(["gamma"])[0]
+    assert float(vectors[4] @ alone) >= 0.99999
+
+
+def test_close_stops_the_workers_and_a_later_call_still_works(local_embedder):
+    embedder = LocalEmbedder(local_embedder.model_dir, batch_size=2, workers=2)
+    first = embedder.embed_sync(SENTENCES[:6])
+    embedder.close()
+    assert embedder._pool is None
+    again = embedder.embed_sync(SENTENCES[:6])
+    embedder.close()
+    assert np.allclose(first, again, atol=1e-6)

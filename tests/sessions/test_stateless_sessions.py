@@ -43,8 +43,9 @@ async def test_two_clients_on_one_session_fold_every_turn_exactly_once(
         assert sorted(t.seq for t in turns) == list(range(len(turns)))
         ended = await second.end_session("u1", sid)
 
-        interactions = [r for r in await first.get_memories("u1", kinds=["interaction"])
-                        if isinstance(r, Interaction)]
+        interactions = sorted((r for r in await first.get_memories("u1", kinds=["interaction"])
+                               if isinstance(r, Interaction)),
+                              key=lambda r: r.metadata["first_seq"])
         folded = [turn_id for r in interactions for turn_id in r.evidence]
         assert sorted(folded) == sorted(t.id for t in turns)  # every turn exactly once
         assert all(len(r.evidence) == K for r in interactions[:-1])
@@ -116,3 +117,19 @@ async def test_ending_a_session_twice_from_two_clients_reflects_once(
         insights = await first.get_memories("u1", kinds=["insight"])
         ended = next(o for o in outcomes if not isinstance(o, Exception))
         assert sorted(f.id for f in insights) == sorted(ended.session.insight_ids)
+
+
+async def test_turns_are_folded_in_seq_order_whatever_their_times(keeper_memory) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    memory = keeper_memory
+    sid = await memory.start_session("u1", "replay")
+    t0 = datetime(2024, 1, 1, tzinfo=UTC)
+    # a replay whose timestamps run backwards: list order (created_at) is the reverse of seq
+    turns = [await memory.add_session_turn("u1", sid, "user", text,
+                                           created_at=t0 - timedelta(minutes=i))
+             for i, (_, text) in enumerate(ADVISOR_TURNS[:2 * K])]
+    interactions = sorted((r for r in await memory.get_memories("u1", kinds=["interaction"])
+                           if isinstance(r, Interaction)), key=lambda r: r.metadata["first_seq"])
+    assert [r.evidence for r in interactions] == [[t.id for t in turns[:K]],
+                                                  [t.id for t in turns[K:2 * K]]]

@@ -17,11 +17,13 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .._threads import lower_priority
 from ..errors import EmbedderError, InvalidInputError, ModelUnavailableError
 from . import export
 from .base import Embedder, l2_normalize
@@ -52,17 +54,31 @@ class LocalEmbedder(Embedder):
     seconds) if torch is importable; otherwise :class:`ModelUnavailableError` names the
     command to run. Safe to share between threads.
 
+    How a call is run: the texts are tokenized, identical texts are embedded once, the rest
+    sorted by token length (longest first) and cut into batches of similar length (little
+    padding, :meth:`_batches`). The batches run side by side on ``workers`` threads, each
+    batch on one core (``threads`` intra-op threads). Batches in parallel scale better than
+    one batch split across cores: a batch of ~500 tokens is too small to split well (the
+    split waits for the slower half at every operator), and when other processes hold a core
+    the split stalls while independent batches keep going. Measured on 2 cores over the
+    2,760 LoCoMo dev turns with their context (BENCHMARKS.md, "Ingest").
+
     Args:
         model_dir: directory of the export (default
             :func:`~agent_memory.embedders.export.models_dir`).
-        batch_size: texts per onnxruntime call (texts are sorted by length first so that a
-            batch pads little; the output keeps the input order).
+        batch_size: most texts per onnxruntime call.
         batch_tokens: upper bound of a batch's padded size (texts x longest text, in tokens).
-        threads: onnxruntime intra-op threads (default: the CPU cores this process may use).
+            Small batches keep the activations in cache: 256-512 tokens ran at ~102 texts per
+            CPU-second, 1,024 at ~93, 4,096 at ~75 (one core, LoCoMo turns with context).
+        threads: onnxruntime intra-op threads per batch (default 1).
+        workers: batches run at once (default: the CPU cores this process may use); also
+            the most onnxruntime calls in flight across all callers, so concurrent callers
+            never oversubscribe the cores.
         auto_export: export the model when the cache is missing and torch is importable.
 
     Raises:
-        InvalidInputError: ``batch_size`` or ``threads`` is not positive.
+        InvalidInputError: ``batch_size``, ``batch_tokens``, ``threads`` or ``workers`` is
+            not positive.
     """
 
     name = f"local:{LOCAL_MODEL}"
@@ -75,25 +91,31 @@ class LocalEmbedder(Embedder):
         batch_size: int = 64,
         batch_tokens: int = 512,
         threads: int | None = None,
+        workers: int | None = None,
         auto_export: bool = True,
     ) -> None:
-        if batch_size <= 0:
-            raise InvalidInputError(f"batch_size must be positive, got {batch_size}")
-        if threads is not None and threads <= 0:
-            raise InvalidInputError(f"threads must be positive, got {threads}")
+        for option, value in (("batch_size", batch_size), ("batch_tokens", batch_tokens),
+                              ("threads", threads), ("workers", workers)):
+            if value is not None and (not isinstance(value, int) or value <= 0):
+                raise InvalidInputError(f"{option} must be a positive integer, got {value!r}")
         self.model_dir = Path(model_dir) if model_dir is not None else export.models_dir()
         self.batch_size = batch_size
         self.batch_tokens = batch_tokens
-        self.threads = threads or _cpu_count()
+        self.threads = threads or 1
+        self.workers = workers or _cpu_count()
         self.auto_export = auto_export
         self._load_lock = threading.Lock()
-        self._run_lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(self.workers)
+        self._pool: ThreadPoolExecutor | None = None
         self._tokenizer: Any = None
         self._session: Any = None
         self._input_names: frozenset[str] = frozenset()
 
     def __repr__(self) -> str:
-        return f"LocalEmbedder(model_dir={str(self.model_dir)!r}, batch_size={self.batch_size})"
+        return (
+            f"LocalEmbedder(model_dir={str(self.model_dir)!r}, batch_size={self.batch_size}, "
+            f"workers={self.workers})"
+        )
 
     @property
     def loaded(self) -> bool:
@@ -114,6 +136,13 @@ class LocalEmbedder(Embedder):
             if self._session is None:
                 self._load()
 
+    def close(self) -> None:
+        """Stop the worker threads (the model stays loaded; a later call starts them again)."""
+        with self._load_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
     def embed_sync(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts`` with all-MiniLM-L6-v2.
 
@@ -124,7 +153,7 @@ class LocalEmbedder(Embedder):
 
         Returns:
             float32 array of shape ``(len(texts), 384)`` in input order, rows of unit length;
-            ``(0, 384)`` for an empty input.
+            ``(0, 384)`` for an empty input. Equal texts get equal rows.
 
         Raises:
             InvalidInputError: an item is not a string.
@@ -138,23 +167,47 @@ class LocalEmbedder(Embedder):
             return np.zeros((0, self.dim), dtype=np.float32)
         self.load()
 
-        encodings = self._tokenizer.encode_batch(items)
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(items))
-        # Longest first, so that each batch holds texts of similar length (little padding).
+        # Each distinct text is embedded once; ``slot`` maps every input to its distinct text.
+        first: dict[str, int] = {}
+        slot = np.fromiter(
+            (first.setdefault(text, len(first)) for text in items), dtype=np.int64,
+            count=len(items),
+        )
+        unique = list(first)
+        encodings = self._tokenizer.encode_batch(unique)
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(unique))
+        # Longest first, so that each batch holds texts of similar length (little padding)
+        # and the longest batches start first when they run in parallel.
         order = np.argsort(-lengths, kind="stable")
-        out = np.empty((len(items), self.dim), dtype=np.float32)
-        for chosen in self._batches(order, lengths):
+        batches = self._batches(order, lengths)
+        out = np.empty((len(unique), self.dim), dtype=np.float32)
+
+        def run(chosen: np.ndarray) -> None:
             out[chosen] = self._embed_batch([encodings[i].ids for i in chosen], lengths[chosen])
-        return out
+
+        if len(batches) == 1 or self.workers == 1:
+            for chosen in batches:
+                run(chosen)
+        else:
+            # list() waits for every batch and re-raises the first failure.
+            list(self._executor().map(run, batches))
+        return out if len(unique) == len(items) else out[slot]
+
+    def _executor(self) -> ThreadPoolExecutor:
+        pool = self._pool
+        if pool is None:
+            with self._load_lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(
+                        max_workers=self.workers, thread_name_prefix="agent-memory-embed",
+                        initializer=lower_priority,
+                    )
+                pool = self._pool
+        return pool
 
     def _batches(self, order: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
         """Split ``order`` (longest first) into batches of at most ``batch_size`` texts whose
-        padded size (texts x longest length) stays within ``batch_tokens``.
-
-        Small padded batches keep the attention cost low: on 2 cores, LoCoMo turns embed at
-        ~185/s in session-sized calls with a 512-token budget against ~105/s in one padded
-        batch of 21 (bench/embed_speed.py).
-        """
+        padded size (texts x longest length) stays within ``batch_tokens``."""
         batches: list[np.ndarray] = []
         start = 0
         while start < len(order):
@@ -175,15 +228,16 @@ class LocalEmbedder(Embedder):
         if "token_type_ids" in self._input_names:
             feed["token_type_ids"] = np.zeros_like(ids)
         try:
-            # A session's run() is thread-safe, but each call already uses every core: the
-            # lock keeps concurrent callers from oversubscribing the CPU.
-            with self._run_lock:
+            # A session's run() is thread-safe; the slots keep at most ``workers`` calls in
+            # flight, whoever the callers are, so the cores are never oversubscribed.
+            with self._slots:
                 (hidden,) = self._session.run(["last_hidden_state"], feed)
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise EmbedderError(f"{self.name} inference failed: {exc}") from exc
-        weights = mask[:, :, None].astype(np.float32)
-        summed = np.einsum("bsd,bsx->bd", hidden, weights)
-        pooled = summed / np.clip(weights.sum(axis=1), 1e-9, None)
+        # Mean pooling over the real tokens: (b, 1, s) @ (b, s, d) -> (b, d).
+        weights = mask.astype(np.float32)
+        summed = np.matmul(weights[:, None, :], hidden)[:, 0, :]
+        pooled = summed / np.clip(weights.sum(axis=1, keepdims=True), 1e-9, None)
         return l2_normalize(pooled)
 
     def _load(self) -> None:
@@ -202,7 +256,8 @@ class LocalEmbedder(Embedder):
             options = ort.SessionOptions()
             options.intra_op_num_threads = self.threads
             options.inter_op_num_threads = 1
-            # Worker threads stop spinning when a call returns: a pool left spinning holds
+            # With the default threads=1 each call runs on its caller's thread (no pool). With
+            # more, the pool's threads stop spinning when a call returns: a pool left spinning holds
             # both cores for milliseconds and slowed the vector search that follows a query
             # embedding (24 -> 15 ms at 100k). Spinning within a call stays: turning it off
             # altogether cost a quarter of the batch throughput (124 -> 92 turns/s stored;

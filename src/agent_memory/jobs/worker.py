@@ -41,9 +41,8 @@ from datetime import timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..models import RecordKind, Turn, utcnow
+from ..models import utcnow
 from ..pipeline import Components, extract_facts, generate_thread_summary, generate_user_summary
-from ..stores.base import RecordQuery
 from .models import Job, JobKind
 from .queue import JobQueue
 
@@ -108,12 +107,9 @@ async def run_job(c: Components, queue: JobQueue, job: Job, *, reconcile_pool: i
     if job.kind is JobKind.EXTRACT_FACTS:
         assert job.thread_id is not None
         mark = await queue.get_mark(job.user_id, job.thread_id, job.kind.value)
-        newest = await c.store.list(job.user_id, RecordQuery(
-            kinds=frozenset({RecordKind.TURN}), thread_id=job.thread_id, after_seq=mark,
-            newest_first=True, limit=1))
-        if not newest or not isinstance(newest[0], Turn):
+        upto = await c.store.next_seq(job.user_id, job.thread_id) - 1  # the newest turn's seq
+        if upto <= mark:
             return []
-        upto = newest[0].seq
         result = await extract_facts(c, job.user_id, job.thread_id, after_seq=mark,
                                      upto_seq=upto)
         await queue.set_mark(job.user_id, job.thread_id, job.kind.value, upto)

@@ -57,6 +57,7 @@ async def extract_facts(
         )
         if isinstance(t, Turn) and (upto_seq is None or t.seq <= upto_seq)
     ]
+    turns.sort(key=lambda t: t.seq)  # turn order (created_at may interleave under writers)
     if recent_k is not None:
         turns = turns[-recent_k:]
     result = StepResult(step="extract_facts", user_id=user_id, thread_id=thread_id)

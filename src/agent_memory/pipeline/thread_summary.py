@@ -50,7 +50,8 @@ async def _summarize(c: Components, user_id: str, thread_id: str, recent_k: int 
         RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id, after_seq=watermark),
     )
     result = StepResult(step="thread_summary", user_id=user_id, thread_id=thread_id)
-    turns = [t for t in turns if isinstance(t, Turn)]
+    # in turn order: concurrent writers may interleave created_at and seq
+    turns = sorted((t for t in turns if isinstance(t, Turn)), key=lambda t: t.seq)
     if recent_k is not None:
         turns = turns[-recent_k:]
     if not turns:

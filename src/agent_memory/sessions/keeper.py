@@ -228,8 +228,9 @@ class MemoryKeeper:
         """
         store = self._memory.store
         record = await self.record()
-        buffered = [t for t in await store.list(
-            self.user_id, self._turns(after_seq=record.folded_seq)) if isinstance(t, Turn)]
+        buffered = sorted((t for t in await store.list(
+            self.user_id, self._turns(after_seq=record.folded_seq)) if isinstance(t, Turn)),
+            key=lambda t: t.seq)
         n = self._memory.settings.n_active_turns
         recent: list[Turn] = []
         if n and len(buffered) < n:
@@ -314,9 +315,11 @@ class MemoryKeeper:
         conflicts = 0
         while True:
             record = await self.record()
-            chunk = [t for t in await self._memory.store.list(
-                self.user_id, self._turns(after_seq=record.folded_seq, limit=k))
-                if isinstance(t, Turn)]
+            # in seq order (list order is created_at, which concurrent writers may interleave)
+            unfolded = sorted((t for t in await self._memory.store.list(
+                self.user_id, self._turns(after_seq=record.folded_seq)) if isinstance(t, Turn)),
+                key=lambda t: t.seq)
+            chunk = unfolded[:k]
             if not chunk or (len(chunk) < k and not final):
                 return made
             try:
