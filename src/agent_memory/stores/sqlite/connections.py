@@ -33,13 +33,19 @@ R = TypeVar("R")
 
 
 def default_threads() -> int:
-    """Worker threads of a store's pool when none is given: two per usable core, at most 8
-    (a worker waiting on SQLite's write lock then does not hold up the reads)."""
+    """Worker threads of a store's pool when none is given: one per usable core, 2 to 8 (two,
+    so that a worker waiting on SQLite's write lock does not hold up the reads).
+
+    More threads do not search faster (the query embedding, on the embedder's own workers,
+    is most of a search's CPU) but contend for the GIL with the event loop: on 2 cores, lag
+    p99 of ``bench/loop_lag.py`` went 6.1 / 8.7 / 10.6 ms with 1 / 2 / 4 threads at 56 / 56 /
+    52 searches per second (BENCHMARKS.md, "Event-loop lag").
+    """
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    return max(2, min(8, 2 * cores))
+    return max(2, min(8, cores))
 
 
 class ConnectionPool:

@@ -83,7 +83,7 @@ class SQLiteStore(MemoryStore):
             (:mod:`.terms`); 0 never leaves a term out. Only users with more records than the
             budget are affected.
         threads: worker threads of the store's pool, each with its own read connection
-            (default :func:`.connections.default_threads`: two per core, 2 to 8); 1 runs every
+            (default :func:`.connections.default_threads`: one per core, 2 to 8); 1 runs every
             call in turn, still off the event loop.
 
     Raises:
