@@ -34,12 +34,12 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ..errors import ConflictError
 from ..indexing import index_text
 from ..models import Fact, RecordKind, SupersedeReason, new_id, require_scope, utcnow
 from ..pipeline import Components
 from ..reasoners.reconcile_models import ReconcileDecision
 from ..stores.base import RecordQuery
+from ..stores.conditional import retry_on_conflict
 from .audit import add_event, supersede
 
 MAX_ATTEMPTS = 5
@@ -94,13 +94,8 @@ async def reconcile_memories(c: Components, user_id: str, n: int = 50) -> Reconc
     user_id = require_scope(user_id)
     if n < 1:
         raise InvalidInputError(f"n must be >= 1, got {n}")
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        try:
-            return await _reconcile_once(c, user_id, n)
-        except ConflictError:
-            if attempt == MAX_ATTEMPTS:
-                raise
-    raise AssertionError("unreachable")
+    return await retry_on_conflict(lambda: _reconcile_once(c, user_id, n),
+                                   attempts=MAX_ATTEMPTS)
 
 
 async def _reconcile_once(c: Components, user_id: str, n: int) -> ReconcileResult:

@@ -40,8 +40,6 @@ vector or hybrid search of that user).
 
 from __future__ import annotations
 
-import asyncio
-import random
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -65,7 +63,7 @@ from ..models import (
     utcnow,
 )
 from ..stores.base import Indexed, RecordQuery
-from ..stores.conditional import modify
+from ..stores.conditional import backoff, modify
 from .context import flatten, init_block, render_context
 from .reflection import ReflectionResult, aggregate_no_insight, reflect_session
 
@@ -126,10 +124,6 @@ async def build_init_block(memory: AsyncMemory, user_id: str, exclude: str | Non
     ]
     summaries.sort(key=lambda s: (s.end_time or s.updated_at, s.id))
     return init_block(profile, summaries[-wanted:] if wanted else [])
-
-
-async def _backoff(attempt: int) -> None:
-    await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
 
 
 class MemoryKeeper:
@@ -328,7 +322,7 @@ class MemoryKeeper:
                 conflicts += 1
                 if conflicts >= MAX_CONFLICTS:
                     raise
-                await _backoff(conflicts)
+                await backoff(conflicts)
 
     async def _fold(self, record: ThreadSummary, chunk: Sequence[Turn]) -> Interaction:
         """Fold ``chunk`` (the oldest unfolded turns) into an interaction and the summary;
@@ -443,7 +437,7 @@ async def embed_pending(memory: AsyncMemory, user_id: str, thread_id: str | None
         try:
             await c.store.put(indexed)
         except ConflictError:
-            await _backoff(attempt)
+            await backoff(attempt)
             continue
         return len(turns)
     raise ConflictError(f"pending turns of user {user_id!r} kept changing; gave up after "

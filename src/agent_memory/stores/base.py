@@ -249,16 +249,19 @@ class MemoryStore(ABC):
         Returns:
             How many records were touched (other kinds and unknown ids are skipped).
         """
+        from ..errors import RecordNotFoundError
         from ..models import Fact
         from .conditional import modify
 
         user_id = require_scope(user_id)
         done = 0
-        for record in await self.get(user_id, list(dict.fromkeys(ids))):
-            if isinstance(record, Fact):
-                await modify(self, user_id, record.id, lambda f: f.model_copy(update={
+        for record_id in dict.fromkeys(ids):
+            try:
+                await modify(self, user_id, record_id, lambda f: f.model_copy(update={
                     "access_count": f.access_count + 1, "last_accessed_at": at}), kind=Fact)
-                done += 1
+            except RecordNotFoundError:  # unknown id, or not a fact/insight
+                continue
+            done += 1
         return done
 
     @abstractmethod

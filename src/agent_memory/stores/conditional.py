@@ -20,10 +20,17 @@ from ..models import MemoryRecord
 from .base import MemoryStore
 
 R = TypeVar("R", bound=MemoryRecord)
+T = TypeVar("T")
 
 MAX_ATTEMPTS = 20
 """Re-reads after a conflict before giving up (each conflict means another writer made
 progress, so this bounds contention, not correctness)."""
+
+
+async def backoff(attempt: int) -> None:
+    """Wait a random 0 to ``2 * (attempt + 1)`` ms after a lost conditional write, so that
+    writers retrying together spread out."""
+    await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
 
 
 async def modify(
@@ -66,7 +73,7 @@ async def modify(
         try:
             written = await store.update([changed])
         except ConflictError:
-            await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+            await backoff(attempt)
             continue
         if not written:
             raise RecordNotFoundError(f"{kind.__name__} {record_id!r} of user {user_id!r} "
@@ -75,9 +82,6 @@ async def modify(
     raise ConflictError(
         f"record {record_id!r} of user {user_id!r} kept changing under concurrent writers; "
         f"gave up after {attempts} attempts", [record_id])
-
-
-T = TypeVar("T")
 
 
 async def retry_on_conflict(run: Callable[[], Awaitable[T]], *, attempts: int = MAX_ATTEMPTS
@@ -99,5 +103,5 @@ async def retry_on_conflict(run: Callable[[], Awaitable[T]], *, attempts: int = 
         except ConflictError:
             if attempt == attempts - 1:
                 raise
-            await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+            await backoff(attempt)
     raise AssertionError("unreachable")

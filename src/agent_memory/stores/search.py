@@ -7,8 +7,8 @@ with native hybrid search (Azure Cosmos DB: ``ORDER BY RANK RRF(VectorDistance(.
 FullTextScore(...))``) fuses on the server and declares
 :attr:`~agent_memory.stores.base.Capability.NATIVE_HYBRID_SEARCH`; any other store inherits
 :func:`fused_search`, which runs its vector and full-text searches and fuses them here with
-reciprocal rank fusion (Cormack, Clarke & Buettcher, SIGIR 2009: score = sum of
-``1 / (rrf_k + rank)`` over the signals that found the record).
+reciprocal rank fusion (:mod:`agent_memory.retrieval.fusion`; Cormack, Clarke & Buettcher,
+SIGIR 2009: score = sum of ``1 / (rrf_k + rank)`` over the signals that found the record).
 
 Every hit keeps each signal's rank and raw score, so the layers above (evidence-level fusion,
 subject priors, recall scoring) and the user see why it ranked where it did.
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..models import MemoryRecord
+from ..retrieval.fusion import DEFAULT_RRF_K, rrf
 
 if TYPE_CHECKING:
     from .base import MemoryStore, RecordQuery, Scored
@@ -34,9 +35,6 @@ VECTOR = "vector"
 
 TEXT = "text"
 """Name of the full-text signal."""
-
-DEFAULT_RRF_K = 60
-"""The RRF constant of the original paper (the retrieval layer passes its own setting)."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +97,8 @@ def fuse(lists: Mapping[str, Sequence[Scored]], rrf_k: int) -> list[SearchHit]:
     """Fuse per-signal ranked lists into hits, best first.
 
     With one list, its order and raw scores are kept; with several, reciprocal rank fusion
-    (ties keep the order of first appearance, lists taken in the order given).
+    (:func:`agent_memory.retrieval.fusion.rrf`: ties keep the order of first appearance, lists
+    taken in the order given).
 
     Raises:
         ValueError: ``rrf_k`` is not positive.
@@ -108,16 +107,17 @@ def fuse(lists: Mapping[str, Sequence[Scored]], rrf_k: int) -> list[SearchHit]:
         raise ValueError("rrf_k must be positive")
     records: dict[str, MemoryRecord] = {}
     signals: dict[str, dict[str, SignalHit]] = {}
-    fused: dict[str, float] = {}
     for name, found in lists.items():
         for rank, scored in enumerate(found, start=1):
             rid = scored.record.id
             records.setdefault(rid, scored.record)
             signals.setdefault(rid, {})[name] = SignalHit(rank, scored.score, scored.field)
-            fused[rid] = fused.get(rid, 0.0) + (
-                1.0 / (rrf_k + rank) if len(lists) > 1 else scored.score)
-    order = {rid: i for i, rid in enumerate(fused)}
-    ranked = sorted(fused.items(), key=lambda pair: (-pair[1], order[pair[0]]))
+    if len(lists) == 1:
+        (found,) = lists.values()
+        ranked = [(s.record.id, s.score) for s in found]
+    else:
+        ranked = rrf({name: [s.record.id for s in found] for name, found in lists.items()},
+                     k=rrf_k)
     return [SearchHit(records[rid], score, signals[rid]) for rid, score in ranked]
 
 

@@ -13,7 +13,6 @@ processes; no value read before the transaction decides anything.
 
 from __future__ import annotations
 
-import json
 import secrets
 import sqlite3
 from collections.abc import Sequence
@@ -105,7 +104,3 @@ def touch(conn: sqlite3.Connection, user_id: str, ids: Sequence[str], at: dateti
             touched.append(row[0])
     return touched
 
-
-def ids_json(ids: Sequence[str]) -> str:
-    """``ids`` as a JSON array for ``json_each``."""
-    return json.dumps(list(ids))
