@@ -6,7 +6,10 @@ BIN := $(VENV)/bin
 # build (an unpinned torch pulls several GB of CUDA packages).
 TORCH ?= torch==2.13.0
 
-.PHONY: install run test bench lint clean
+# The open-source Cosmos DB test server the Cosmos store's tests run against (Node >= 20).
+COSMOS_SERVER := .cache/cosmosdb-server/node_modules/@vercel/cosmosdb-server
+
+.PHONY: install run test bench lint clean test-servers
 
 install: $(VENV)/.installed
 
@@ -21,8 +24,15 @@ $(VENV)/.installed: pyproject.toml
 run: install
 	$(BIN)/agent-memory demo
 
-test: install
+test: install test-servers
 	$(BIN)/python -m pytest -q
+
+test-servers: $(COSMOS_SERVER)
+
+$(COSMOS_SERVER):
+	@if command -v npm >/dev/null; then \
+		npm install -s --prefix .cache/cosmosdb-server --no-audit --no-fund @vercel/cosmosdb-server@1.0.1; \
+	else echo "npm not found: the Cosmos DB store tests will be skipped"; fi
 
 bench: install
 	$(BIN)/python bench/run_all.py
@@ -31,4 +41,4 @@ lint: install
 	$(BIN)/ruff check src tests bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache build dist
+	rm -rf $(VENV) .pytest_cache build dist .cache

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,22 @@ async def memory(tmp_path, local_embedder):
     settings = Settings.load(store=str(tmp_path / "memory.db"))
     async with AsyncMemory.open(settings, embedder=local_embedder) as mem:
         yield mem
+
+
+@pytest.fixture(scope="session")
+def cosmos_server():
+    """The local Cosmos DB test server (``tests/cosmos_server``) on a free loopback port, one
+    per test session; skips with the reason when node or the npm package is missing."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "cosmos_test_server", ROOT / "tests" / "cosmos_server" / "server.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    reason = module.unavailable_reason()
+    if reason:
+        pytest.skip(f"Cosmos DB test server unavailable: {reason}")
+    server = module.start()
+    yield server
+    server.stop()
