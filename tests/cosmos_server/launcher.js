@@ -5,6 +5,7 @@
 // DIR is the node_modules folder holding @vercel/cosmosdb-server.
 "use strict";
 
+const fs = require("fs");
 const path = require("path");
 
 function parseArgs(argv) {
@@ -19,7 +20,27 @@ function parseArgs(argv) {
 }
 
 const args = parseArgs(process.argv.slice(2));
-const serverLib = require(path.join(args.moduleDir, "@vercel", "cosmosdb-server"));
+const libDir = path.join(args.moduleDir, "@vercel", "cosmosdb-server", "lib");
+
+// Extensions: every ext/*.js exports `route(req, lib)` returning `[params, handler]` for the
+// requests it answers (handler: `async (account, req, res, params) => body`) or undefined to
+// leave the request to the next extension and finally to the server's own routes. `lib` is
+// the server's lib folder, for extensions that reuse its handlers.
+const extDir = path.join(__dirname, "ext");
+const extensions = fs.existsSync(extDir)
+  ? fs.readdirSync(extDir).filter((f) => f.endsWith(".js")).sort()
+      .map((f) => require(path.join(extDir, f)))
+  : [];
+const routes = require(path.join(libDir, "routes"));
+const ownRoute = routes.default;
+routes.default = (req) => {
+  for (const ext of extensions) {
+    const found = ext.route(req, libDir);
+    if (found) return found;
+  }
+  return ownRoute(req);
+};
+const serverLib = require(libDir);
 const server = serverLib.createHttpsServer();
 server.listen(args.port, args.host, () => {
   const { port } = server.address();
