@@ -24,13 +24,17 @@ const libDir = path.join(args.moduleDir, "@vercel", "cosmosdb-server", "lib");
 
 // Extensions: every ext/*.js exports `route(req, lib)` returning `[params, handler]` for the
 // requests it answers (handler: `async (account, req, res, params) => body`) or undefined to
-// leave the request to the next extension and finally to the server's own routes. `lib` is
-// the server's lib folder, for extensions that reuse its handlers.
+// leave the request to the next extension and finally to the server's own routes, and may
+// export `install(lib)`, run once before the server starts (to patch the server's modules).
+// `lib` is the server's lib folder, for extensions that reuse its handlers.
 const extDir = path.join(__dirname, "ext");
 const extensions = fs.existsSync(extDir)
   ? fs.readdirSync(extDir).filter((f) => f.endsWith(".js")).sort()
       .map((f) => require(path.join(extDir, f)))
   : [];
+for (const ext of extensions) {
+  if (typeof ext.install === "function") ext.install(libDir);
+}
 const routes = require(path.join(libDir, "routes"));
 const ownRoute = routes.default;
 routes.default = (req) => {

@@ -6,7 +6,6 @@ No I/O here: the functions build rows, conditions and MATCH expressions for :mod
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,23 +14,8 @@ from pydantic_core import PydanticSerializationError
 
 from ...errors import DimensionMismatchError, InvalidInputError
 from ...models import Fact, MemoryRecord, Turn, as_utc
+from ...retrieval.terms import STOP_WORDS, query_terms  # noqa: F401 (re-exported here)
 from ..base import RecordQuery
-
-_STOP_WORDS_TEXT = """a about after all also am an and any are as at be been before being but by can could
-    did do does doing don for from had has have he her hers him his how i if in into is it its
-    just me my no nor not of off on once only or our ours out over she should so some such t
-    than that the their theirs them then there these they this those to too very was we were
-    what when where which who whom why will with would you your yours s d ll m re ve"""
-STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
-"""Very common English words dropped from full-text queries (they carry almost no BM25 weight
-and make OR queries slow)."""
-
-_WORD = re.compile(r"[^\W_]+")
-
-
-def query_terms(text: str) -> list[str]:
-    """The distinct non-stop words of ``text``, lower-cased, in order of first occurrence."""
-    return list(dict.fromkeys(w for w in _WORD.findall(text.lower()) if w not in STOP_WORDS))
 
 
 def match_expression(terms: Sequence[str]) -> str | None:
