@@ -44,9 +44,8 @@ def status_of(exc: BaseException) -> int | None:
 
 
 def _message(exc: BaseException) -> str:
-    text = getattr(exc, "message", None) or str(exc)
-    first = str(text).strip().splitlines()
-    return first[0][:300] if first else type(exc).__name__
+    text = " ".join(str(getattr(exc, "message", None) or exc).split())
+    return text[:300] or type(exc).__name__
 
 
 def translate(exc: BaseException, action: str, ids: Sequence[str] = ()) -> BaseException:

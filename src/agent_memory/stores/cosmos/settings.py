@@ -75,7 +75,7 @@ class CosmosSettings(BaseModel):
 
     @field_validator("database", "container_prefix")
     @classmethod
-    def _name(cls, value: str, info) -> str:  # noqa: ANN001
+    def _name(cls, value: str, info) -> str:
         if any(c in value for c in "/\\?#") or value != value.strip():
             raise ValueError(f"{info.field_name} {value!r} may not hold / \\ ? # or surrounding "
                              "spaces")

@@ -254,7 +254,6 @@ class CosmosStore(MemoryStore):
 
     async def _put_chunk(self, user_id: str, chunk: list[tuple[Indexed, dict[str, Any]]],
                          overwrite: bool) -> list[MemoryRecord]:
-        from azure.cosmos.exceptions import CosmosBatchOperationError
 
         threads = sorted({sequence_id(i.record.thread_id) for i, _ in chunk
                           if isinstance(i.record, Turn)})
@@ -615,7 +614,7 @@ def _decode(cursor: str) -> tuple[str, int, str]:
         created, seq, rid = json.loads(raw)
         if not isinstance(created, str) or not isinstance(rid, str):
             raise TypeError("cursor fields")
-        timestamp(datetime.fromisoformat(created.replace("Z", "+00:00")))
+        timestamp(datetime.fromisoformat(created))
         return created, int(seq), rid
     except (binascii.Error, ValueError, TypeError, UnicodeDecodeError) as exc:
         raise InvalidInputError(f"not a page cursor: {cursor[:40]!r}") from exc
