@@ -46,8 +46,8 @@ async def test_request_charges_are_counted_per_operation_and_turns_carry_ttl(cos
         assert charges["put"].calls >= 1 and charges["list"].calls >= 1
         assert all(c.request_units >= 0 for c in charges.values())
         container = store._require()
-        doc = [d async for d in container.query_items(
-            "SELECT * FROM c WHERE c.user_id = 'u' AND c.id = 't'", partition_key="u")][0]
+        (doc,) = [d async for d in container.query_items(
+            "SELECT * FROM c WHERE c.user_id = 'u' AND c.id = 't'", partition_key="u")]
         assert doc["ttl"] == 3600
     finally:
         await store.close()

@@ -56,6 +56,8 @@ def test_url_defaults_key_from_environment_and_entra_id_without_one():
                                                            "COSMOS_KEY": "b"})
     assert first.key is not None and first.key.get_secret_value() == "a"
     assert not CosmosSettings.from_url("cosmos://h", environ={}).uses_key
+    plus = CosmosSettings.from_url("cosmos://h?key=a+b%2Fc==", environ={})
+    assert plus.key is not None and plus.key.get_secret_value() == "a+b/c=="
 
 
 def test_url_through_a_path_option_and_plain_http():

@@ -2,7 +2,8 @@
 
 A store is named by a URL, ``cosmos://<host[:port]>[/<database>]?key=...&prefix=...``
 (``cosmos+https://`` is the same; ``cosmos+http://`` talks plain HTTP, for local test
-servers). The account key comes from the URL, else from ``AGENT_MEMORY_COSMOS_KEY`` or
+servers). The account key comes from the URL (percent-encode it there: ``/`` as ``%2F``;
+``+`` is kept as is), else from ``AGENT_MEMORY_COSMOS_KEY`` or
 ``COSMOS_KEY``; with none, the store authenticates with Microsoft Entra ID
 (``azure.identity.aio.DefaultAzureCredential``: environment variables of a service principal,
 a managed identity, or the Azure CLI login). The key is never logged nor shown in ``repr``.
@@ -18,7 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from typing import Literal
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
@@ -120,7 +121,11 @@ class CosmosSettings(BaseModel):
             port = parts.port
         except ValueError as exc:
             raise ConfigError(f"the Cosmos DB store URL has a bad port: {exc}") from None
-        query = parse_qs(parts.query, keep_blank_values=True)
+        # Not parse_qs: it reads "+" as a space, and account keys are base64 ("+", "/").
+        query: dict[str, list[str]] = {}
+        for pair in filter(None, parts.query.split("&")):
+            name, _, value = pair.partition("=")
+            query.setdefault(unquote(name), []).append(unquote(value))
         unknown = sorted(set(query) - _QUERY_FIELDS)
         if unknown:
             raise ConfigError(f"unknown Cosmos DB store option(s) {', '.join(unknown)}; "
