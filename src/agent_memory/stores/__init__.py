@@ -1,7 +1,8 @@
 """Store backends behind one contract (:class:`MemoryStore`).
 
 ``open_store("memory.db")`` / ``open_store("sqlite:memory.db")`` gives the SQLite store (the
-default); ``cosmos`` backends are resolved the same way once installed.
+default); ``open_store("cosmos://host[:port][/database]?key=...")`` the Azure Cosmos DB store
+(``pip install agent-memory[cosmos]``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ def open_store(
     """Build (not yet open) the store named by ``spec``.
 
     Args:
-        spec: a file path, or ``sqlite:PATH``.
+        spec: a file path, ``sqlite:PATH``, or a Cosmos DB URL (``cosmos://...``,
+            :mod:`agent_memory.stores.cosmos.settings`).
         vector_index: ``"pca"`` (default), ``"exact"`` or ``"hnsw"`` (needs the ``ann`` extra), see
             :class:`~agent_memory.stores.sqlite.SQLiteStore`.
         text_match_budget: rows one full-text query may match before its most frequent terms
@@ -31,8 +33,8 @@ def open_store(
     backend, _, rest = spec.partition(":")
     if backend == "sqlite":
         path = rest
-    elif backend in {"cosmos", "azure-cosmos"}:
-        raise ConfigError("the cosmos store is not available in this version")
+    elif backend.lower() in {"cosmos", "cosmos+https", "cosmos+http", "azure-cosmos"}:
+        return _cosmos(spec)
     else:
         path = spec
     if not path:
@@ -44,6 +46,24 @@ def open_store(
 
     budget = TEXT_MATCH_BUDGET if text_match_budget is None else text_match_budget
     return SQLiteStore(path, vector_index=vector_index, text_match_budget=budget)
+
+
+def _cosmos(spec: str) -> MemoryStore:
+    """The Cosmos DB store named by ``spec``.
+
+    Raises:
+        ConfigError: azure-cosmos is not installed, or the URL is malformed.
+    """
+    from ..errors import ConfigError
+
+    try:
+        import azure.cosmos.aio  # noqa: F401
+    except ImportError:
+        raise ConfigError("the Cosmos DB store needs the azure-cosmos SDK: "
+                          "pip install 'agent-memory[cosmos]'") from None
+    from .cosmos import CosmosStore
+
+    return CosmosStore(spec)
 
 
 __all__ = ["CONTENT", "Capability", "EmbeddingSpec", "Indexed", "MemoryStore", "RecordQuery", "Scored",
