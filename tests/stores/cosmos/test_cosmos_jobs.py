@@ -10,17 +10,14 @@ store's and are not part of these tests.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
 from azure.cosmos import PartitionKey
 from azure.cosmos.aio import CosmosClient
 
-from agent_memory import AsyncMemory, Settings
 from agent_memory.errors import InvalidInputError
-from agent_memory.jobs import CounterUpdate, JobKind, JobSpec, Thresholds, queue_for
-from agent_memory.models import Turn
+from agent_memory.jobs import CounterUpdate, JobKind, JobSpec, queue_for
 from agent_memory.stores.base import Capability, EmbeddingSpec, MemoryStore
 from agent_memory.stores.cosmos.jobs import CosmosJobQueue, job_queue_for
 from agent_memory.testing import StoreFactory
