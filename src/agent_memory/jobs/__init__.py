@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from ..stores.base import Capability, MemoryStore
-from .counters import count_turns, crossings
+from .counters import count_lengths, count_turns, crossings
 from .models import Counter, CounterUpdate, Job, JobKind, JobSpec, JobState, Thresholds, job_key
 from .queue import JobQueue
 from .worker import JobOutcome, Worker, WorkerConfig, run_job, run_until_signalled
@@ -47,6 +47,7 @@ __all__ = [
     "Thresholds",
     "Worker",
     "WorkerConfig",
+    "count_lengths",
     "count_turns",
     "crossings",
     "job_key",
