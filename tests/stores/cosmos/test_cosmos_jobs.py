@@ -203,3 +203,15 @@ async def test_writers_skip_counting_when_the_change_feed_counts(tmp_path, local
                               "content": f"turn {i}"} for i in range(6)])
         assert await mem.jobs() == []
         assert (await queue_for(mem.store).counters("ana", ["t1"]))[0].seen == 0
+
+
+def test_worker_change_feed_on_a_sqlite_store_is_refused_with_a_clear_message(tmp_path
+                                                                             ) -> None:
+    from typer.testing import CliRunner
+
+    from agent_memory.cli.app import app
+
+    result = CliRunner().invoke(app, ["worker", "--change-feed", "--until-idle", "--store",
+                                      str(tmp_path / "memory.db")])
+    assert result.exit_code != 0
+    assert "has no change feed" in result.output

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -231,3 +231,41 @@ class ChangeFeedCounter:
                 if status(exc) not in (404, 412):
                     raise
         self._lease = None
+
+
+async def run_with_change_feed(memory: Any, worker: Any, *, until_idle: bool = False,
+                               started: Callable[[], None] | None = None) -> list[Any]:
+    """Run the change-feed counter beside a job :class:`~agent_memory.jobs.Worker` (the CLI's
+    ``agent-memory worker --change-feed``): the counter turns new turns into jobs, the worker
+    runs them; SIGINT/SIGTERM stop both (the lease is given up, the continuation kept).
+
+    Args:
+        memory: an open ``AsyncMemory`` on a Cosmos DB store.
+        worker: the job worker.
+        until_idle: drain the change feed, then run jobs until none is runnable, then return.
+        started: called once the worker's signal handlers are in place.
+
+    Returns:
+        The worker's job outcomes.
+
+    Raises:
+        ConfigError: the store is not a Cosmos DB store.
+    """
+    from ...jobs import run_until_signalled
+
+    feed = ChangeFeedCounter.for_store(memory.store, Thresholds.from_settings(memory.settings),
+                                       worker_id=worker.worker_id)
+    if until_idle:
+        try:
+            await feed.run(until_idle=True)
+            return await run_until_signalled(worker, until_idle=True, started=started)
+        finally:
+            await feed.release()
+    stop = asyncio.Event()
+    counting = asyncio.create_task(feed.run(stop))
+    try:
+        return await run_until_signalled(worker, started=started)
+    finally:
+        stop.set()
+        await counting
+        await feed.release()
