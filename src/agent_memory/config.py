@@ -85,6 +85,9 @@ class Settings(BaseSettings):
 
     Automatic processing (seed 000; 0 disables):
         thread_summary_every_n, fact_extraction_every_n, user_summary_every_n, dedup_every_n.
+        turn_counting: who counts new turns against them: ``writer`` (``add_turns``, default)
+            or ``change_feed`` (writers only write; ``agent-memory worker --change-feed``
+            counts from the Cosmos DB change feed).
     """
 
     model_config = SettingsConfigDict(
@@ -115,6 +118,7 @@ class Settings(BaseSettings):
     fact_extraction_every_n: int = Field(default=0, ge=0)
     user_summary_every_n: int = Field(default=0, ge=0)
     dedup_every_n: int = Field(default=0, ge=0)
+    turn_counting: Literal["writer", "change_feed"] = "writer"
     vector_index: Literal["exact", "pca", "hnsw"] = "pca"  # hnsw: agent-memory[ann]
     text_match_budget: int = Field(default=2_000, ge=0)  # see stores/sqlite/terms.py
 

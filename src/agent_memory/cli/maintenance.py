@@ -104,7 +104,10 @@ def register(app: typer.Typer) -> None:
                                                     "(seconds).")] = 60.0,
                max_attempts: Annotated[int, typer.Option("--max-attempts", min=1)] = 5,
                poll: Annotated[float, typer.Option("--poll", min=0.01, help="Idle poll "
-                                                   "interval (seconds).")] = 1.0) -> None:
+                                                   "interval (seconds).")] = 1.0,
+               change_feed: Annotated[bool, typer.Option(
+                   "--change-feed", help="Also count new turns from the Cosmos DB change "
+                   "feed (writers set turn_counting=change_feed).")] = False) -> None:
         """Run queued processing jobs (summaries, facts, profile, reconciliation).
 
         SIGINT (Ctrl-C) or SIGTERM stops the worker: the job in progress goes back to the
@@ -117,9 +120,18 @@ def register(app: typer.Typer) -> None:
         async def run():
             async with _memory(store) as memory:
                 w = Worker(memory.components, queue_for(memory.store), config=config)
-                outcomes = await run_until_signalled(
-                    w, until_idle=until_idle,
-                    started=lambda: err_console.print(f"worker {w.worker_id} started"))
+
+                def started() -> None:
+                    err_console.print(f"worker {w.worker_id} started")
+
+                if change_feed:
+                    from ..stores.cosmos.changefeed import run_with_change_feed
+
+                    outcomes = await run_with_change_feed(memory, w, until_idle=until_idle,
+                                                          started=started)
+                else:
+                    outcomes = await run_until_signalled(w, until_idle=until_idle,
+                                                         started=started)
                 if w.interrupted:
                     err_console.print(f"worker {w.worker_id} stopped by a signal")
                 return outcomes

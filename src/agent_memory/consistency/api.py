@@ -149,9 +149,10 @@ class ConsistencyAPI:
     # -- automatic processing --------------------------------------------------------------
 
     async def _after_turns(self, turns: Sequence[Turn]) -> None:
-        """Hook of ``add_turns``: advance the turn counters, enqueue crossed thresholds."""
+        """Hook of ``add_turns``: advance the turn counters, enqueue crossed thresholds
+        (unless a change-feed worker counts them: ``turn_counting="change_feed"``)."""
         thresholds = Thresholds.from_settings(self.settings)
-        if thresholds.enabled and turns:
+        if thresholds.enabled and turns and self.settings.turn_counting == "writer":
             await count_turns(self.store, queue_for(self.store), turns, thresholds)
 
     async def jobs(self, user_id: str | None = None,

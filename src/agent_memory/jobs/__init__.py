@@ -9,15 +9,16 @@ counters and enqueues a job at every threshold crossing (``THREAD_SUMMARY_EVERY_
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..stores.base import MemoryStore
-from .counters import count_turns, crossings
+from ..stores.base import Capability, MemoryStore
+from .counters import count_lengths, count_turns, crossings
 from .models import Counter, CounterUpdate, Job, JobKind, JobSpec, JobState, Thresholds, job_key
 from .queue import JobQueue
 from .worker import JobOutcome, Worker, WorkerConfig, run_job, run_until_signalled
 
 
 def queue_for(store: MemoryStore) -> JobQueue:
-    """The job queue kept in ``store`` (SQLite: tables in the same file).
+    """The job queue kept in ``store`` (SQLite: tables in the same file; a store declaring
+    :attr:`Capability.JOB_QUEUE` with a ``job_queue()`` method, such as Cosmos DB: that).
 
     Raises:
         ConfigError: the store backend has no job queue.
@@ -28,6 +29,9 @@ def queue_for(store: MemoryStore) -> JobQueue:
         from ..stores.sqlite.jobs import SQLiteJobQueue
 
         return SQLiteJobQueue(store)
+    job_queue = getattr(store, "job_queue", None)
+    if Capability.JOB_QUEUE in store.capabilities and callable(job_queue):
+        return job_queue()
     raise ConfigError(f"{type(store).__name__} has no job queue; automatic processing needs one")
 
 
@@ -43,6 +47,7 @@ __all__ = [
     "Thresholds",
     "Worker",
     "WorkerConfig",
+    "count_lengths",
     "count_turns",
     "crossings",
     "job_key",

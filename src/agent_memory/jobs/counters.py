@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
 from ..errors import StoreError
 from ..models import Turn
@@ -81,19 +81,54 @@ async def count_turns(store: MemoryStore, queue: JobQueue, turns: Sequence[Turn]
             scopes.setdefault(turn.user_id, set()).add(turn.thread_id)
     planned: list[JobSpec] = []
     for user_id, names in scopes.items():
-        planned += await _count_user(store, queue, user_id, sorted(names), thresholds)
+        planned += await _count_user(store.next_seq, queue, user_id, sorted(names), thresholds)
     return planned
 
 
-async def _count_user(store: MemoryStore, queue: JobQueue, user_id: str, names: list[str],
-                      thresholds: Thresholds) -> list[JobSpec]:
+async def count_lengths(queue: JobQueue, lengths: Mapping[tuple[str, str], int],
+                        thresholds: Thresholds) -> list[JobSpec]:
+    """:func:`count_turns` from known thread lengths instead of the store's.
+
+    A change-feed reader sees every turn document; one past the largest ``seq`` it saw in a
+    thread is the length :meth:`MemoryStore.next_seq` would report once those turns are
+    stored, so counting from it moves the same counters and enqueues the same jobs. Counters
+    never move down, so a turn seen twice counts once.
+
+    Args:
+        queue: the job queue with the counters.
+        lengths: ``(user_id, thread_id) -> number of turns the thread holds at least``.
+        thresholds: every how many turns each step runs.
+
+    Returns:
+        The jobs planned.
+
+    Raises:
+        StoreError: the counters kept conflicting or the queue failed.
+    """
+    if not thresholds.enabled:
+        return []
+    by_user: dict[str, dict[str, int]] = {}
+    for (user_id, thread_id), length in lengths.items():
+        by_user.setdefault(user_id, {})[thread_id] = length
+
+    planned: list[JobSpec] = []
+    for user_id, threads in by_user.items():
+        async def known(_: str, thread_id: str, threads: dict[str, int] = threads) -> int:
+            return threads[thread_id]
+
+        planned += await _count_user(known, queue, user_id, sorted(threads), thresholds)
+    return planned
+
+
+async def _count_user(length: Callable[[str, str], Awaitable[int]], queue: JobQueue,
+                      user_id: str, names: list[str], thresholds: Thresholds) -> list[JobSpec]:
     for attempt in range(MAX_CONFLICT_RETRIES):
         *per_thread, user = await queue.counters(user_id, [*names, None])
         updates: list[CounterUpdate] = []
         jobs: list[JobSpec] = []
         moved = 0
         for counter in per_thread:
-            after = max(counter.seen, await store.next_seq(user_id, counter.thread_id or ""))
+            after = max(counter.seen, await length(user_id, counter.thread_id or ""))
             if after == counter.seen:
                 continue
             moved += after - counter.seen
