@@ -1,80 +1,37 @@
 """The Cosmos DB job queue and the change-feed turn counter on the local Cosmos DB test server.
 
 The whole :class:`JobQueueConformance` runs against :class:`CosmosJobQueue`, each test in its
-own database. The queue is reached through ``queue_for`` on :class:`JobsStore`, a store that
-opens only the Cosmos DB containers automatic processing uses (``jobs``, ``records``,
-``leases``) and declares :attr:`Capability.JOB_QUEUE`; its record operations are the Cosmos DB
-store's and are not part of these tests.
+own database. The queue is reached through ``queue_for`` on the :class:`CosmosStore` that
+declares :attr:`Capability.JOB_QUEUE`.
 """
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from azure.cosmos import PartitionKey
-from azure.cosmos.aio import CosmosClient
 
 from agent_memory import AsyncMemory, Settings
 from agent_memory.errors import InvalidInputError
 from agent_memory.jobs import CounterUpdate, JobKind, JobSpec, Thresholds, queue_for
 from agent_memory.models import RecordKind
-from agent_memory.stores.base import Capability, EmbeddingSpec, MemoryStore, RecordQuery
+from agent_memory.stores.base import EmbeddingSpec, RecordQuery
+from agent_memory.stores.cosmos import CosmosSettings, CosmosStore
 from agent_memory.stores.cosmos.changefeed import ChangeFeedCounter
-from agent_memory.stores.cosmos.jobs import CosmosJobQueue, job_queue_for
+from agent_memory.stores.cosmos.jobs import CosmosJobQueue
 from agent_memory.testing import StoreFactory
 from agent_memory.testing.jobs import JobQueueConformance, now_plus
 
 
-class JobsStore(MemoryStore):
-    """The automatic-processing containers of one Cosmos DB database, as a store."""
-
-    capabilities = frozenset({Capability.JOB_QUEUE})
-
-    def __init__(self, endpoint: str, key: str, database: str) -> None:
-        self.endpoint, self.key, self.database = endpoint, key, database
-        self.client: CosmosClient | None = None
-        self.charges: list[float] = []
-
-    async def open(self, embedding: EmbeddingSpec) -> None:
-        self._spec = embedding
-        self.client = CosmosClient(self.endpoint, self.key, connection_verify=False)
-        db = await self.client.create_database_if_not_exists(self.database)
-        self.jobs_container = await db.create_container_if_not_exists(
-            "jobs", PartitionKey("/user_id"))
-        self.records_container = await db.create_container_if_not_exists(
-            "records", PartitionKey("/user_id"))
-        self.leases_container = await db.create_container_if_not_exists(
-            "leases", PartitionKey("/id"))
-
-    def charge(self, headers: Any) -> None:
-        self.charges.append(float(headers.get("x-ms-request-charge", 0)))
-
-    def job_queue(self) -> CosmosJobQueue:
-        return job_queue_for(self)
-
-    async def close(self) -> None:
-        if self.client is not None:
-            await self.client.close()
-            self.client = None
-
-    @property
-    def embedding(self) -> EmbeddingSpec:
-        return self._spec
-
-    async def _records(self, *_: Any, **__: Any) -> Any:
-        raise NotImplementedError("record operations belong to the Cosmos DB store")
-
-    put = update = get = list = count = vector_search = text_search = delete = _records
-
-
 @pytest.fixture
 def store_factory(cosmos_server) -> StoreFactory:
-    """Clients on a database of their own on the test server."""
+    """Clients of a Cosmos DB store on a database of their own on the test server."""
     database = f"jobs-{uuid.uuid4().hex[:12]}"
-    return lambda: JobsStore(cosmos_server.endpoint, cosmos_server.key, database)
+    return lambda: CosmosStore(CosmosSettings(endpoint=cosmos_server.endpoint,
+                                              key=cosmos_server.key, database=database))
 
 
 class TestCosmosJobQueue(JobQueueConformance):
@@ -82,7 +39,7 @@ class TestCosmosJobQueue(JobQueueConformance):
 
 
 @pytest.fixture
-async def jobs_store(store_factory) -> JobsStore:
+async def jobs_store(store_factory) -> CosmosStore:
     store = store_factory()
     await store.open(EmbeddingSpec(model="test:hand-built", dim=4))
     yield store
@@ -94,7 +51,7 @@ async def test_queue_for_dispatches_to_the_store_and_charges_are_recorded(jobs_s
     assert isinstance(queue, CosmosJobQueue) and queue.container is jobs_store.jobs_container
     await queue.enqueue([JobSpec(key="k", kind=JobKind.THREAD_SUMMARY, user_id="ana",
                                  thread_id="t1")])
-    assert jobs_store.charges and all(c > 0 for c in jobs_store.charges)
+    assert jobs_store.request_charges["jobs"].request_units > 0
 
 
 async def test_advance_refuses_several_users_and_writes_nothing(jobs_store) -> None:
@@ -129,10 +86,11 @@ THRESHOLDS = {"thread_summary_every_n": 3, "fact_extraction_every_n": 2,
 def turn_doc(user: str, thread: str, seq: int) -> dict[str, Any]:
     """A turn document as the records container holds it."""
     return {"id": f"turn-{user}-{thread}-{seq}", "user_id": user, "kind": "turn",
-            "thread_id": thread, "seq": seq, "role": "user", "content": f"turn {seq}"}
+            "thread_id": thread, "seq": seq, "role": "user", "content": f"turn {seq}",
+            "position": json.dumps([thread, seq])}
 
 
-def counter(store: JobsStore, **options: Any) -> ChangeFeedCounter:
+def counter(store: CosmosStore, **options: Any) -> ChangeFeedCounter:
     thresholds = Thresholds.from_settings(Settings.load(**THRESHOLDS))
     return ChangeFeedCounter.for_store(store, thresholds, **options)
 
@@ -140,14 +98,16 @@ def counter(store: JobsStore, **options: Any) -> ChangeFeedCounter:
 async def test_a_second_worker_resumes_from_the_stored_continuation(jobs_store) -> None:
     docs = [turn_doc("ana", "t1", s) for s in range(7)] + \
         [turn_doc("ana", "t2", s) for s in range(4)] + [turn_doc("bo", "t1", s) for s in range(5)]
-    for doc in docs[:6] + [{"id": "fact-1", "user_id": "ana", "kind": "fact"}] + docs[6:]:
+    for doc in docs[:6] + [{"id": "fact-1", "user_id": "ana", "kind": "fact",
+                                         "position": "id:fact-1"}] + docs[6:]:
         await jobs_store.records_container.create_item(doc)
 
     first = counter(jobs_store, worker_id="first", page_size=4, lease_seconds=30)
     second = counter(jobs_store, worker_id="second", page_size=4, lease_seconds=30)
     assert await first.acquire()
     counted_first = (await first.step()) + (await first.step())  # then it dies
-    assert counted_first == [d["id"] for d in docs[:7]]  # 8 changes, one of them a fact
+    # 8 changes: the store's meta document (written on open), six turns and a fact
+    assert counted_first == [d["id"] for d in docs[:6]]
     assert not await second.acquire()  # the lease is held until it expires
     assert await second.acquire(now=now_plus(31))
     assert await first.step() is None  # the lease moved on: the first worker stops
@@ -185,7 +145,7 @@ async def test_every_n_thresholds_give_the_same_jobs_as_the_sqlite_path(
 
     for turn in sorted(turns, key=lambda t: (t.created_at, t.seq)):
         body = turn.model_dump(mode="json", exclude={"etag"})
-        await jobs_store.records_container.create_item({**body, "id": turn.id})
+        await jobs_store.records_container.create_item({**body, "id": turn.id, "position": json.dumps([turn.thread_id, turn.seq])})
     assert await counter(jobs_store, page_size=5).run(until_idle=True) == len(turns)
 
     def shape(jobs: Sequence) -> list[tuple]:

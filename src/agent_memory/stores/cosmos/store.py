@@ -40,7 +40,7 @@ from . import search as cosmos_search
 from .charges import Charge, ChargeTally
 from .documents import check_vector, timestamp, to_document, to_record
 from .errors import status_of, translate, translated
-from .layout import RECORDS, ensure_layout
+from .layout import JOBS, LEASES, RECORDS, ensure_layout
 from .query import after_clause, count_sql, list_sql, where_clause
 from .settings import CosmosSettings
 from .writes import MAX_BATCH, chunks, conflict_for, plan, sequence_id
@@ -72,11 +72,12 @@ class CosmosStore(MemoryStore):
         ConfigError: the URL is malformed.
 
     Collections (``Capability.COLLECTIONS``) are not declared: agent-to-collection bindings
-    are not stored in Cosmos DB yet. The job queue lives in its own module.
+    are not stored in Cosmos DB yet. The job queue (:mod:`.jobs`) lives in the ``jobs``
+    container and the change-feed continuation (:mod:`.changefeed`) in ``leases``.
     """
 
     capabilities = frozenset({Capability.VECTOR_SEARCH, Capability.FULL_TEXT_SEARCH,
-                              Capability.NATIVE_HYBRID_SEARCH, Capability.PERSISTENT})
+                              Capability.PERSISTENT, Capability.JOB_QUEUE})
 
     def __init__(self, settings: CosmosSettings | str, *, credential: Any = None) -> None:
         self.settings = (CosmosSettings.from_url(settings) if isinstance(settings, str)
@@ -85,6 +86,7 @@ class CosmosStore(MemoryStore):
         self._owned_credential: Any = None
         self._client: Any = None
         self._container: Any = None
+        self._side: dict[str, Any] = {}
         self._spec: EmbeddingSpec | None = None
         self._charges = ChargeTally()
         self._lock = asyncio.Lock()
@@ -172,6 +174,7 @@ class CosmosStore(MemoryStore):
         """Close the client (and the Entra ID credential the store made). Safe to call
         twice."""
         client, self._client, self._container = self._client, None, None
+        self._side = {}
         if client is not None:
             await client.close()
         await self._close_credential()
@@ -196,6 +199,42 @@ class CosmosStore(MemoryStore):
     def request_charges(self) -> dict[str, Charge]:
         """Request units consumed so far, per operation (``put``, ``list``, ...)."""
         return self._charges.snapshot()
+
+    @property
+    def records_container(self) -> Any:
+        """The ``records`` container (``azure.cosmos.aio`` ContainerProxy) of the open store."""
+        return self._require()
+
+    @property
+    def jobs_container(self) -> Any:
+        """The ``jobs`` container: counters, step watermarks and jobs (:mod:`.jobs`)."""
+        return self._side_container(JOBS)
+
+    @property
+    def leases_container(self) -> Any:
+        """The ``leases`` container: the change feed's continuation (:mod:`.changefeed`)."""
+        return self._side_container(LEASES)
+
+    def charge(self, headers: Mapping[str, Any]) -> None:
+        """Add one response's request charge (``x-ms-request-charge``) to the ``jobs`` tally."""
+        self._charges.add("jobs", headers)
+
+    def job_queue(self) -> Any:
+        """The durable job queue beside the records (:class:`.jobs.CosmosJobQueue`).
+
+        Raises:
+            StoreError: the store is not open.
+        """
+        from .jobs import job_queue_for
+
+        return job_queue_for(self)
+
+    def _side_container(self, name: str) -> Any:
+        self._require()
+        if name not in self._side:
+            self._side[name] = self._client.get_database_client(self.settings.database) \
+                .get_container_client(self.settings.container(name))
+        return self._side[name]
 
     def _require(self) -> Any:
         if self._container is None:
