@@ -210,3 +210,27 @@ def test_forget_thread_expire_turns_forget_user(served) -> None:
         team.post(f"{user}/threads/v/turns", json={"role": "user", "content": "again"})
         assert team.delete(user).json()["records"]["turn"] == 1
         assert team.get(f"{user}/threads").json() == []
+
+
+def test_turns_through_rest_and_python_are_the_same_records(served, conversation, tmp_path,
+                                                             local_embedder) -> None:
+    import asyncio
+
+    from agent_memory import AsyncMemory, Settings
+
+    turns = conversation[:12]
+    with served.client("admin") as admin:
+        assert admin.post("/v1/users/same/turns", json={"turns": turns}).status_code == 201
+        thread = turns[0]["thread_id"]
+        over_rest = admin.get(f"/v1/users/same/threads/{thread}/turns").json()
+
+    async def in_process() -> list[dict]:
+        settings = Settings.load(store=str(tmp_path / "direct.db"))
+        async with AsyncMemory.open(settings, embedder=local_embedder) as memory:
+            await memory.add_turns([{**t, "user_id": "same"} for t in turns])
+            return [t.model_dump(mode="json") for t in await memory.get_thread("same", thread)]
+
+    direct = asyncio.run(in_process())
+    volatile = {"updated_at", "etag"}
+    assert [{k: v for k, v in r.items() if k not in volatile} for r in over_rest] == [
+        {k: v for k, v in r.items() if k not in volatile} for r in direct]
