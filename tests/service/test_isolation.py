@@ -106,3 +106,15 @@ def test_admin_routes_are_404_for_others(served) -> None:
             assert response.json() == NOT_FOUND.model_dump(exclude_none=True)
     with served.client("admin") as admin:
         assert admin.get("/v1/jobs").status_code == 200
+
+
+def test_bodies_cannot_name_another_user(served, victim) -> None:
+    before = _snapshot(served)
+    with served.client("alice") as alice:
+        batch = alice.post("/v1/users/alice/turns", json={"turns": [
+            {"thread_id": "t", "role": "user", "content": "x", "user_id": "bob"}]})
+        assert batch.status_code == 422
+        added = alice.post("/v1/users/alice/memories", json={"items": [
+            {"content": "planted", "user_id": "bob"}]}).json()
+        assert added["added"] == [] and len(added["failed"]) == 1
+    assert _snapshot(served) == before
