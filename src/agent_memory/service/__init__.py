@@ -1,0 +1,1 @@
+"""The memory service: REST API and MCP server over :class:`~agent_memory.AsyncMemory`."""
