@@ -111,6 +111,7 @@ CASES = [
     ("flush_session_embeddings", (None,), {}, MissingScopeError),
     ("forget_user", ("victim ",), {}, InvalidScopeError),
     ("forget_thread", ("victim", "t1 "), {}, InvalidScopeError),
+    ("forget_records", ("victim ", ["fact_1"]), {}, InvalidScopeError),
     ("expire_turns", ("victim\x7f",), {"older_than": 0}, InvalidScopeError),
     ("reconcile_memories", (None,), {}, MissingScopeError),
     ("history", ("victim", None), {}, InvalidInputError),

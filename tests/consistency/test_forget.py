@@ -1,4 +1,4 @@
-"""Forgetting: a thread, a user (with jobs and counters), raw turns past a time-to-live."""
+"""Forgetting: records by id, a thread, a user (with jobs and counters), raw turns past a time-to-live."""
 
 from __future__ import annotations
 
@@ -53,6 +53,25 @@ async def test_forget_user_removes_everything_of_that_user(auto) -> None:
     assert len(await auto.jobs("bo")) == 2
     again = await auto.forget_user("ana")
     assert again.total == 0 and again.jobs == 0
+
+
+async def test_forget_records_deletes_only_the_users_records_with_those_ids(memory) -> None:
+    await fill(memory, "ana", "t1", 3)
+    await fill(memory, "bo", "t1", 2)
+    added = await memory.add_memories("ana", [{"content": "Ana is allergic to peanuts."}])
+    fact = added.added[0][1]
+    ana_turns = await memory.get_thread("ana", "t1")
+    bo_turns = await memory.get_thread("bo", "t1")
+    report = await memory.forget_records(
+        "ana", [fact.id, ana_turns[0].id, bo_turns[0].id, "fact_unknown", fact.id])
+    assert report.records == {"fact": 1, "turn": 1}
+    assert report.missing == [bo_turns[0].id, "fact_unknown"]  # bo's turn is not ana's
+    assert [t.id for t in await memory.get_thread("ana", "t1")] == [t.id for t in ana_turns[1:]]
+    assert len(await memory.get_thread("bo", "t1")) == 2
+    assert await memory.store.get("ana", [fact.id]) == []
+    for bad in ([], "fact_1", [" fact_1"], [None]):
+        with pytest.raises(InvalidInputError):
+            await memory.forget_records("ana", bad)
 
 
 async def test_expire_turns_keeps_newer_turns_and_derived_records(memory) -> None:

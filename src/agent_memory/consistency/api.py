@@ -1,7 +1,7 @@
 """The client surface of consistency and automatic processing (mixed into ``AsyncMemory``).
 
 Reconciliation (``reconcile_memories``), the audit trail (``history``, ``restore``),
-forgetting (``forget_thread``, ``forget_user``, ``expire_turns``) and automatic processing
+forgetting (``forget_records``, ``forget_thread``, ``forget_user``, ``expire_turns``) and automatic processing
 (the ``_after_turns`` hook called by ``add_turns``, ``run_jobs``, ``start_worker``,
 ``stop_worker``, ``jobs``).
 """
@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .. import validation as check
-from ..errors import ConfigError
+from ..errors import ConfigError, InvalidInputError
 from ..jobs import (
     Job,
     JobOutcome,
@@ -102,6 +102,23 @@ class ConsistencyAPI:
             return queue_for(self.store)
         except ConfigError:  # a backend without a queue has no jobs to purge
             return None
+
+    async def forget_records(self, user_id: str, ids: Sequence[str]) -> ForgetReport:
+        """Hard-delete the user's records with these ids (any kind); ids the user has no
+        record with are listed in ``report.missing`` and delete nothing.
+
+        Raises:
+            MissingScopeError / InvalidScopeError: a bad ``user_id``.
+            InvalidInputError: a blank or malformed id, or none at all.
+            InvalidNumberError: more than ``MAX_K`` (1,000) ids.
+        """
+        require_scope(user_id)
+        if isinstance(ids, str) or not ids:
+            raise InvalidInputError("give a non-empty list of record ids to forget")
+        check.count(len(ids), "number of ids")
+        wanted = [check.record_id(i, "record id") for i in ids]
+        await self.connect()
+        return await forget.forget_records(self.store, user_id, wanted)
 
     async def forget_thread(self, user_id: str, thread_id: str) -> ForgetReport:
         """Hard-delete a thread's records, jobs, counters and watermarks; returns counts.

@@ -1,4 +1,5 @@
-"""Forgetting: hard-delete a thread, a whole user, or raw turns past a time-to-live.
+"""Forgetting: hard-delete records by id, a thread, a whole user, or raw turns past a
+time-to-live.
 
 Unlike reconciliation (a soft delete kept for audit), these remove records for good: the
 records themselves with their vectors and full-text entries (:meth:`MemoryStore.purge`), and,
@@ -7,6 +8,9 @@ counters, step watermarks). Each call returns what it removed, per kind.
 
 Scope of each call:
 
+- records by id: exactly those records of the user (ids of other users' records, or unknown
+  ids, delete nothing and are reported as missing). Derived records keep citing a deleted
+  turn's id as provenance; jobs and counters are left to run (they skip what is gone).
 - a thread: every record with that ``thread_id`` (turns, interactions, the thread summary, the
   facts extracted from it) and the thread's jobs, counter and watermarks. The user profile spans
   every thread and is kept (run ``generate_user_summary`` again to rebuild it if needed).
@@ -17,6 +21,7 @@ Scope of each call:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, Field
@@ -32,10 +37,12 @@ class ForgetReport(BaseModel):
 
     Attributes:
         records: records removed per kind (``{"turn": 40, "fact": 3, ...}``).
+        missing: ids asked for that the user has no record with (records by id only).
         jobs / counters / marks: automatic-processing entries removed.
     """
 
     records: dict[str, int] = Field(default_factory=dict)
+    missing: list[str] = Field(default_factory=list)
     jobs: int = 0
     counters: int = 0
     marks: int = 0
@@ -44,6 +51,24 @@ class ForgetReport(BaseModel):
     def total(self) -> int:
         """Records removed, all kinds together."""
         return sum(self.records.values())
+
+
+async def forget_records(store: MemoryStore, user_id: str, ids: Sequence[str]) -> ForgetReport:
+    """Delete the user's records with these ids (any kind) and their vectors and index entries.
+
+    Raises:
+        MissingScopeError: blank user_id.
+    """
+    user_id = require_scope(user_id)
+    wanted = list(dict.fromkeys(ids))
+    found = await store.get(user_id, wanted)
+    removed: dict[str, int] = {}
+    if found:
+        await store.delete(user_id, [r.id for r in found])
+        for record in found:
+            removed[str(record.kind)] = removed.get(str(record.kind), 0) + 1
+    present = {r.id for r in found}
+    return ForgetReport(records=removed, missing=[i for i in wanted if i not in present])
 
 
 async def forget_thread(store: MemoryStore, queue: JobQueue | None, user_id: str,
