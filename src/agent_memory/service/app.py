@@ -135,6 +135,7 @@ def create_app(
     auth: Authenticator | None = None,
     memory: AsyncMemory | None = None,
     mounts: Sequence[tuple[str, ASGIApp]] = (),
+    mcp: bool = True,
 ) -> FastAPI:
     """Build the service.
 
@@ -145,7 +146,10 @@ def create_app(
             the trusted header, or none).
         memory: a ready client to serve (its owner opens and closes it); default: one built
             from ``settings``, opened and closed by the app's lifespan.
-        mounts: ``(path, ASGI app)`` pairs mounted beside the API (e.g. ``/mcp``).
+        mounts: ``(path, ASGI app)`` pairs mounted beside the API.
+        mcp: serve the MCP tools over streamable HTTP at ``/mcp/`` with the same
+            authentication (:mod:`.mcp_mount`: the user from the key, or the
+            ``X-Agent-Memory-User`` header inside the key's scope).
 
     Returns:
         The FastAPI app (``app.state.memory``, ``app.state.authenticator``).
@@ -162,14 +166,27 @@ def create_app(
         auth = Authenticator(keys, trusted_header=service.trusted_header,
                              no_auth=service.no_auth)
 
+    owned = memory is None
+    client = memory or AsyncMemory(settings)
+    mcp_app = None
+    if mcp:
+        from .mcp import mcp_http_app
+        from .mcp_mount import scoped_user_resolver
+
+        mcp_app = mcp_http_app(client, scoped_user_resolver(auth), host=service.host)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        owned = memory is None
-        client = memory or AsyncMemory(settings)
         await client.connect()
         app.state.memory = client
         try:
-            yield
+            if mcp_app is None:
+                yield
+            else:
+                from .mcp import mcp_lifespan
+
+                async with mcp_lifespan(mcp_app):
+                    yield
         finally:
             if owned:
                 await client.close()
@@ -190,6 +207,8 @@ def create_app(
     async def openapi_document(_: Caller) -> dict[str, Any]:
         return openapi(app)
 
+    if mcp_app is not None:
+        app.mount("/mcp", mcp_app)
     for path, mounted in mounts:
         app.mount(path, mounted)
     app.add_middleware(BodyLimit, limit=service.max_body_bytes)
