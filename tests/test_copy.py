@@ -15,6 +15,7 @@ from agent_memory.datasets.locomo import load_locomo
 from agent_memory.embedders.base import Embedder
 from agent_memory.errors import (
     ConfigError,
+    ConflictError,
     EmbeddingMismatchError,
     InvalidNumberError,
     InvalidScopeError,
@@ -267,3 +268,57 @@ async def test_a_store_without_export_is_refused(source, tmp_path):
     with pytest.raises(ConfigError, match="Capability.EXPORT"):
         await copy(source, tmp_path / "dst.db", src=NoExport(source))
     assert not (tmp_path / "dst.db").exists()
+
+
+async def test_a_changed_destination_record_is_replaced_by_the_source_copy(source, tmp_path,
+                                                                           users):
+    dst = tmp_path / "dst.db"
+    await copy(source, dst, users=[users[0]])
+    d = store(dst)
+    await d.open(await d.recorded_embedding())
+    try:
+        (fact,) = await d.list(users[0], RecordQuery(kinds=frozenset({"fact"}), limit=1))
+        await d.update([fact.model_copy(update={"content": "edited in the destination"})])
+    finally:
+        await d.close()
+    report = await copy(source, dst, users=[users[0]])
+    assert report.copied == {"fact": 1}
+    assert_same_records(await contents(source, users[0]), await contents(dst, users[0]))
+
+
+class RacedStore(SQLiteStore):
+    """A real SQLite store where another client edits a record the copy is about to replace,
+    right after the copy read it from the destination (a concurrent writer)."""
+
+    async def get(self, user_id, ids):
+        found = await super().get(user_id, ids)
+        stale = [r for r in found if r.content.startswith("stale ")]
+        if stale and not getattr(self, "raced", False):
+            self.raced = True
+            other = store(self.path)
+            await other.open(self.embedding)
+            try:
+                await other.update([stale[0].model_copy(update={"content": "concurrent edit"})])
+            finally:
+                await other.close()
+        return found
+
+
+async def test_a_concurrent_destination_write_is_never_overwritten_unseen(source, tmp_path,
+                                                                          users):
+    dst = tmp_path / "dst.db"
+    await copy(source, dst, users=[users[0]])
+    d = store(dst)
+    await d.open(await d.recorded_embedding())
+    try:
+        facts = await d.list(users[0], RecordQuery(kinds=frozenset({"fact"})))
+        await d.update([f.model_copy(update={"content": f"stale {f.id}"}) for f in facts])
+    finally:
+        await d.close()
+    with pytest.raises(ConflictError):
+        await copy(source, dst, users=[users[0]], batch=500, dst=RacedStore(dst, vector_index="exact"))
+    held = await contents(dst, users[0])
+    assert sum(r.content.startswith("stale ") for r, *_ in held.values()) == len(facts) - 1
+    assert sum(r.content == "concurrent edit" for r, *_ in held.values()) == 1
+    await copy(source, dst, users=[users[0]])  # run again: the source's copy wins, knowingly
+    assert_same_records(await contents(source, users[0]), await contents(dst, users[0]))

@@ -9,8 +9,11 @@ back). What a copy does, per user, in the source's list order:
 2. Read the same ids from the destination and keep the records that are missing there or
    differ (any field but ``etag``, which is each store's own).
 3. Read those back with their index text and vectors (``indexed``) and write them with
-   ``put(..., overwrite=True)``: atomic per batch, so a batch is in the destination whole or
-   not at all. Vectors are copied bit for bit when the two stores' :class:`EmbeddingSpec` are
+   ``put``: atomic per batch, so a batch is in the destination whole or not at all, and
+   conditional on step 2 (a record the destination held is replaced only if its version is
+   still the one read, a missing one is created only if still missing), so a concurrent
+   writer of the destination is never overwritten unseen: the batch fails with
+   :class:`~agent_memory.errors.ConflictError` and a re-run copies it. Vectors are copied bit for bit when the two stores' :class:`EmbeddingSpec` are
    equal; otherwise they are computed again with the destination's embedder (the report says
    so, ``reembedded``).
 4. After the user's last page: raise the destination's turn counters and step watermarks to
@@ -163,8 +166,9 @@ async def copy_memory(
         RecordNotFoundError: a requested user has no record in the source (nothing copied).
         NotAStoreError: the source holds no store.
         EmbeddingMismatchError: ``embedder`` does not produce the destination's spec.
-        ConflictError: a turn's position is taken by another turn in the destination (that
-            batch is not written; earlier batches stay, a re-run resumes after them).
+        ConflictError: a record of the batch changed in the destination since it was read,
+            or a turn's position is taken by another turn there (that batch is not written;
+            earlier batches stay, a re-run resumes after them).
     """
     if src is dst:
         raise ConfigError("source and destination are the same store")
@@ -245,8 +249,9 @@ async def _copy_user(src: MemoryStore, dst: MemoryStore, user_id: str, batch: in
             items = await src.indexed(user_id, todo)
             if embedder is not None:
                 items = await _reembed(items, embedder, report)
-            await dst.put([Indexed(i.record.model_copy(update={"etag": None}), i.index_text,
-                                   i.vectors) for i in items], overwrite=True)
+            # Conditional on what was just read: replace the version seen, or create.
+            await dst.put([Indexed(i.record.model_copy(update={"etag": _etag(held, i.record)}),
+                                   i.index_text, i.vectors) for i in items])
             for item in items:
                 _count(report.copied, item.record)
         if progress is not None:
@@ -260,6 +265,12 @@ def _same(held: MemoryRecord | None, record: MemoryRecord) -> bool:
     """Whether the destination's copy equals the source's record but for its version."""
     return held is not None and held.model_copy(update={"etag": None}) == record.model_copy(
         update={"etag": None})
+
+
+def _etag(held: Mapping[str, MemoryRecord], record: MemoryRecord) -> str | None:
+    """The destination's version of ``record`` (``None``: it does not hold one)."""
+    found = held.get(record.id)
+    return None if found is None else found.etag
 
 
 def _count(counts: dict[str, int], record: MemoryRecord) -> None:
