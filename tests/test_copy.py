@@ -255,7 +255,8 @@ def test_store_identity_names_one_store_one_way(tmp_path, monkeypatch):
     assert store_identity("a.db") == store_identity(f"sqlite:{tmp_path}/a.db")
     assert store_identity("a.db") != store_identity("b.db")
     assert store_identity("cosmos://Acct.documents.azure.com/") == store_identity(
-        "cosmos://acct.documents.azure.com")
+        "cosmos+https://acct.documents.azure.com?key=abc")
+    assert store_identity("cosmos://acct/db1") != store_identity("cosmos://acct/db2")
     for bad in ("", "  ", "postgres://db/x"):
         with pytest.raises(ConfigError):
             store_identity(bad)

@@ -63,7 +63,10 @@ batch stays one atomic write on either backend."""
 MAX_BATCH = 5_000
 """Largest ``batch`` accepted."""
 
-KNOWN_SCHEMES = ("sqlite", "cosmos", "azure-cosmos")
+COSMOS_SCHEMES = ("cosmos", "cosmos+https", "cosmos+http", "azure-cosmos")
+"""Spec prefixes of the Azure Cosmos DB store (as :func:`~agent_memory.stores.open_store`)."""
+
+KNOWN_SCHEMES = ("sqlite", *COSMOS_SCHEMES)
 """Store spec prefixes :func:`copy_stores` accepts (a bare path is an SQLite file)."""
 
 
@@ -124,11 +127,11 @@ def store_identity(spec: str) -> str:
     if not spec:
         raise ConfigError("store spec is empty")
     backend, sep, rest = spec.partition(":")
-    if rest.startswith("//") and backend not in KNOWN_SCHEMES:
+    if rest.startswith("//") and backend.lower() not in KNOWN_SCHEMES:
         raise ConfigError(f"unknown store spec {spec!r}: use a file path, sqlite:PATH or "
                           "cosmos://ACCOUNT")
-    if backend in {"cosmos", "azure-cosmos"}:
-        return "cosmos:" + rest.strip("/").lower()
+    if backend.lower() in COSMOS_SCHEMES:  # the account and database; the key is not identity
+        return "cosmos:" + rest.split("?", 1)[0].strip("/").lower()
     path = rest if backend == "sqlite" and sep else spec
     return "sqlite:" + str(Path(path).expanduser().resolve())
 
