@@ -54,3 +54,39 @@ def cosmos_server():
     server = module.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def locomo_store(tmp_path_factory, locomo_path, local_embedder) -> Path:
+    """A store built once per test session from LoCoMo (the first 3 sessions of the first 2
+    samples, with the pipeline: turns, summaries, facts, profiles), automatic-processing
+    thresholds on (so counters and queued jobs exist), one step watermark, and an interaction
+    with its two vectors. Tests copy the file before changing it."""
+    import asyncio
+
+    from agent_memory.datasets.locomo import load_locomo
+    from agent_memory.indexing import build_indexed
+    from agent_memory.ingest import ThreadBatch, ingest_threads
+    from agent_memory.jobs import queue_for
+    from agent_memory.models import Interaction
+
+    path = tmp_path_factory.mktemp("locomo") / "source.db"
+    samples = load_locomo(locomo_path)[:2]
+    batches = [ThreadBatch(s.sample_id, x.thread_id, x.turns)
+               for s in samples for x in s.sessions[:3]]
+    settings = Settings.load(store=str(path), thread_summary_every_n=10,
+                             user_summary_every_n=25)
+
+    async def build() -> None:
+        async with AsyncMemory.open(settings, embedder=local_embedder) as memory:
+            await ingest_threads(memory, batches)
+            user, thread = batches[0].user_id, batches[0].thread_id
+            await queue_for(memory.store).set_mark(user, thread, "thread_summary", 9)
+            interaction = Interaction(
+                id="interaction-1", user_id=user, thread_id=thread,
+                content="user: I went to a support group\nassistant: how was it?",
+                summary="Went to an LGBTQ support group", topics=["support group"])
+            await memory.store.put(await build_indexed([interaction], local_embedder))
+
+    asyncio.run(build())
+    return path

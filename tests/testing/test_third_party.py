@@ -103,9 +103,14 @@ def test_declared_missing_capabilities_are_skipped_with_their_reason(tmp_path: P
     skipped = sorted({n.split("[")[0] for n, (o, _) in outcomes.items() if o == "skipped"})
     store_skips = [n for n in skipped if n.startswith("TestTextOnlyStore")]
     assert store_skips == [
+        "TestTextOnlyStore::test_indexed_gives_back_text_and_vectors_bit_for_bit",
+        "TestTextOnlyStore::test_indexed_needs_a_user",
+        "TestTextOnlyStore::test_indexed_record_without_vectors_has_none",
         "TestTextOnlyStore::test_one_pushed_down_search_returns_every_signals_rank_and_score",
+        "TestTextOnlyStore::test_recorded_embedding_before_open",
         "TestTextOnlyStore::test_text_scores_do_not_depend_on_other_users",
         "TestTextOnlyStore::test_text_search_ranks_the_rare_term_first",
+        "TestTextOnlyStore::test_users_lists_every_user_with_records_sorted",
         "TestTextOnlyStore::test_vector_search_fills_k_when_one_record_holds_the_top_rows",
         "TestTextOnlyStore::test_vector_search_multi_field_returns_each_record_once",
         "TestTextOnlyStore::test_vector_search_ranks_by_cosine",

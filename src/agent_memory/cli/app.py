@@ -209,7 +209,7 @@ def model_export(
 
 
 # Feature command groups register themselves here (each module defines register(app)).
-for _module in ("sessions", "maintenance", "recall", "setup", "serve", "mcp"):
+for _module in ("sessions", "maintenance", "recall", "setup", "serve", "mcp", "copy"):
     import_module(f"{__package__}.{_module}").register(app)
 
 

@@ -68,6 +68,11 @@ class Capability(StrEnum):
     reads them back after ``close()``."""
     JOB_QUEUE = "job_queue"
     """A durable job queue lives beside the records (:func:`agent_memory.jobs.queue_for`)."""
+    EXPORT = "export"
+    """The store gives back what was written to it, for copies between stores
+    (:mod:`agent_memory.copy`): :meth:`MemoryStore.users`, :meth:`MemoryStore.indexed`
+    (records with their index text and vectors) and, before ``open``,
+    :meth:`MemoryStore.recorded_embedding`."""
 
 
 class EmbeddingSpec(BaseModel):
@@ -366,6 +371,46 @@ class MemoryStore(ABC):
         turn_query = RecordQuery(kinds=frozenset({RecordKind.TURN}))
         turns = await self.list(require_scope(user_id), turn_query)
         return sorted({s for t in turns if (s := getattr(t, "speaker", None))})
+
+    # -- reading back what was written (copies between stores; Capability.EXPORT) --------
+
+    async def recorded_embedding(self) -> EmbeddingSpec | None:
+        """The embedding spec the target (file, database) was built with, read without
+        creating, migrating or changing anything; callable before :meth:`open`.
+
+        Returns:
+            The recorded spec, or ``None`` when the target holds no store yet.
+
+        Raises:
+            NotAStoreError: the target exists but is not a store.
+            StoreError: the backend lacks :attr:`Capability.EXPORT`.
+        """
+        raise StoreError(f"{type(self).__name__} cannot read its embedding model before open "
+                         "(it lacks Capability.EXPORT)")
+
+    async def users(self) -> list[str]:
+        """The ids of every user with at least one record, sorted.
+
+        The one read that spans partitions (Cosmos DB: a cross-partition query of the
+        distinct partition keys); only copies between stores use it.
+
+        Raises:
+            StoreError: the backend lacks :attr:`Capability.EXPORT`.
+        """
+        raise StoreError(f"{type(self).__name__} cannot list its users "
+                         "(it lacks Capability.EXPORT)")
+
+    async def indexed(self, user_id: str, ids: Sequence[str]) -> list[Indexed]:
+        """The user's records with these ids as they were written: each with its index text
+        and every vector field, bit for bit (float32 arrays of shape ``(dim,)``; a record
+        stored without vectors has none). Missing and repeated ids are skipped; order of
+        ``ids``.
+
+        Raises:
+            StoreError: the backend lacks :attr:`Capability.EXPORT`.
+        """
+        raise StoreError(f"{type(self).__name__} cannot read back index text and vectors "
+                         "(it lacks Capability.EXPORT)")
 
     @abstractmethod
     async def delete(self, user_id: str, ids: Sequence[str]) -> int:

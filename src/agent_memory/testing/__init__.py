@@ -46,7 +46,8 @@ the store does: a declared capability whose tests fail is a bug in the store.
 
 Adding a test: write an ``async def test_...(self, store)`` method (``connect`` opens more
 clients) in the class of its topic: :class:`~.records.RecordTests`,
-:class:`~.search.SearchTests`, :class:`~.concurrency.ConcurrencyTests` or
+:class:`~.search.SearchTests`, :class:`~.concurrency.ConcurrencyTests`,
+:class:`~.export.ExportTests` or
 :class:`JobQueueConformance`; every subclass of the suite runs it.
 
 Dependencies: this package imports pytest and pytest-asyncio (``pip install
@@ -59,6 +60,7 @@ from ..stores.base import Capability
 from ._harness import Connect, StoreFactory, StoreHarness, requires
 from .concurrency import ConcurrencyTests
 from .conformance import StoreConformance
+from .export import ExportTests
 from .jobs import JobQueueConformance, QueueFactory
 from .records import RecordTests
 from .search import SearchTests
@@ -67,6 +69,7 @@ __all__ = [
     "Capability",
     "ConcurrencyTests",
     "Connect",
+    "ExportTests",
     "JobQueueConformance",
     "QueueFactory",
     "RecordTests",

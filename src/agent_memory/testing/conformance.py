@@ -2,7 +2,8 @@
 
 :class:`StoreConformance` gathers :class:`~.records.RecordTests`,
 :class:`~.search.SearchTests`, :class:`~.concurrency.ConcurrencyTests` and
-:class:`~.versions.VersionTests` (conditional writes, turn order, access counts). A backend runs it
+:class:`~.versions.VersionTests` (conditional writes, turn order, access counts) and
+:class:`~.export.ExportTests` (reading back users, index text and vectors). A backend runs it
 by subclassing it in a test module that provides a ``store_factory`` fixture (see
 :mod:`agent_memory.testing`); a new test goes into the class of its topic, or into a new
 class added to the bases below.
@@ -11,11 +12,12 @@ class added to the bases below.
 from __future__ import annotations
 
 from .concurrency import ConcurrencyTests
+from .export import ExportTests
 from .records import RecordTests
 from .search import SearchTests
 from .versions import VersionTests
 
 
-class StoreConformance(RecordTests, SearchTests, ConcurrencyTests, VersionTests):
+class StoreConformance(RecordTests, SearchTests, ConcurrencyTests, VersionTests, ExportTests):
     """The whole record-store contract. Subclass it as ``Test<YourStore>`` and provide a
     ``store_factory`` fixture returning a :data:`~agent_memory.testing.StoreFactory`."""

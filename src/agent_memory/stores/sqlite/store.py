@@ -98,7 +98,7 @@ class SQLiteStore(MemoryStore):
 
     capabilities = frozenset({Capability.VECTOR_SEARCH, Capability.FULL_TEXT_SEARCH,
                               Capability.PERSISTENT, Capability.COLLECTIONS,
-                              Capability.JOB_QUEUE})
+                              Capability.JOB_QUEUE, Capability.EXPORT})
 
     def __init__(
         self,
@@ -725,6 +725,46 @@ class SQLiteStore(MemoryStore):
         with self._reader() as conn, self._translate("speakers"):
             rows = conn.execute(sql, (user_id, MAX_SPEAKERS)).fetchall()
         return [name for (name,) in rows if isinstance(name, str) and name.strip()]
+
+    # -- reading back what was written (Capability.EXPORT; SQL in :mod:`.export`) --------
+
+    async def recorded_embedding(self) -> EmbeddingSpec | None:
+        """The embedding spec recorded in the file, read without writing (callable before
+        :meth:`open`); ``None`` when the file does not exist or holds no store yet.
+
+        Raises:
+            NotAStoreError: the path is a directory, not SQLite, or another program's database.
+            StoreError: the file cannot be read.
+        """
+        if self._spec is not None and self._conn is not None:
+            return self._spec
+        if self.path.is_dir():
+            raise NotAStoreError(f"{self.path} is a directory, not an agent-memory store")
+        from .export import recorded_embedding
+
+        def read() -> EmbeddingSpec | None:
+            with self._translate("read embedding"):
+                return recorded_embedding(self.path)
+
+        return await asyncio.to_thread(read)
+
+    @off_loop
+    def users(self) -> list[str]:
+        """Every user id with a record, sorted (see :meth:`MemoryStore.users`)."""
+        from . import export
+
+        with self._reader() as conn, self._translate("list users"):
+            return export.users(conn)
+
+    @off_loop
+    def indexed(self, user_id: str, ids: Sequence[str]) -> list[Indexed]:
+        """The records with their index text and vectors, bit for bit, from one snapshot of
+        the file (see :meth:`MemoryStore.indexed`)."""
+        from . import export
+
+        user_id = require_scope(user_id)
+        with self._reader(snapshot=True) as conn, self._translate("read indexed"):
+            return export.indexed(conn, user_id, ids, self._parse)
 
     @off_loop
     def vector_search(
