@@ -40,6 +40,7 @@ from . import search as cosmos_search
 from .charges import Charge, ChargeTally
 from .documents import check_vector, timestamp, to_document, to_record
 from .errors import status_of, translate, translated
+from .export import distinct_users, in_order
 from .layout import JOBS, LEASES, RECORDS, ensure_layout
 from .query import after_clause, count_sql, list_sql, where_clause
 from .settings import CosmosSettings
@@ -77,7 +78,7 @@ class CosmosStore(MemoryStore):
     """
 
     capabilities = frozenset({Capability.VECTOR_SEARCH, Capability.FULL_TEXT_SEARCH,
-                              Capability.PERSISTENT, Capability.JOB_QUEUE})
+                              Capability.PERSISTENT, Capability.JOB_QUEUE, Capability.EXPORT})
 
     def __init__(self, settings: CosmosSettings | str, *, credential: Any = None) -> None:
         self.settings = (CosmosSettings.from_url(settings) if isinstance(settings, str)
@@ -523,6 +524,57 @@ class CosmosStore(MemoryStore):
         where, params = where_clause(user_id, RecordQuery(ids=frozenset(ids),
                                                           include_superseded=True))
         return await self._query("get", f"SELECT * FROM c WHERE {where}", params, user_id)
+
+    # -- export (copies between stores) --------------------------------------------------
+
+    async def recorded_embedding(self) -> EmbeddingSpec | None:
+        """The embedding spec in the ``meta`` document, read without creating anything;
+        ``None`` when the database, the records container or the document is missing.
+
+        Raises:
+            CosmosAuthError: the account refused the credentials. StoreError: it failed.
+        """
+        if self._container is not None:
+            return self._spec
+        from azure.cosmos.aio import CosmosClient
+
+        credential, owned = self._credential, None
+        if credential is None and self.settings.key is not None:
+            credential = self.settings.key.get_secret_value()
+        if credential is None:
+            from azure.identity.aio import DefaultAzureCredential
+
+            credential = owned = DefaultAzureCredential()
+        sql = "SELECT * FROM c WHERE c.user_id = @user_id AND c.id = @id"
+        params = [{"name": "@user_id", "value": META_PARTITION}, {"name": "@id", "value": META_ID}]
+        try:
+            async with CosmosClient(self.settings.endpoint, credential=credential) as client:
+                container = client.get_database_client(self.settings.database) \
+                    .get_container_client(self.settings.container(RECORDS))
+                try:
+                    with translated("recorded_embedding"):
+                        found = [doc async for doc in container.query_items(
+                            sql, parameters=params, partition_key=META_PARTITION,
+                            response_hook=self._hook("recorded_embedding"))]
+                except RecordNotFoundError:
+                    return None
+        finally:
+            if owned is not None:
+                await owned.close()
+        return EmbeddingSpec(model=found[0]["model"], dim=int(found[0]["dim"])) if found else None
+
+    async def users(self) -> list[str]:
+        """Every user id with a record, sorted (a cross-partition read, :mod:`.export`)."""
+        with translated("users"):
+            return await distinct_users(self._require(), self._hook("users"))
+
+    async def indexed(self, user_id: str, ids: Sequence[str]) -> list[Indexed]:
+        """The user's records with these ids, with index text and vectors as written."""
+        user_id = require_scope(user_id)
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        return in_order(await self._docs(user_id, wanted), wanted)
 
     async def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:
         """The user's records with these ids, in the order of ``ids`` (one query; missing
