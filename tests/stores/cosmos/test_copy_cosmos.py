@@ -66,18 +66,16 @@ async def test_sqlite_to_cosmos_and_back(locomo_store, tmp_path, cosmos_factory,
     # The same search on the source file and on Cosmos DB: the same top records by vector and
     # by text; hybrid search ranks a pool of 50 per signal, where the two full-text engines'
     # tails differ (Cosmos DB's analyzer stems plurals), so its top 5 only mostly agree.
-    async with AsyncMemory.open(Settings.load(store=str(source), vector_index="exact"),
-                                embedder=local_embedder) as a:
-        async with AsyncMemory.open(Settings.load(store=str(source)), embedder=local_embedder,
-                                    store=cosmos_factory()) as b:
-            for mode in ("vector", "text", "hybrid"):
-                ha = await a.search(users[0], "what did they talk about at the support group?",
-                                    mode=mode, k=5)
-                hb = await b.search(users[0], "what did they talk about at the support group?",
-                                    mode=mode, k=5)
-                ids_a, ids_b = [h.record.id for h in ha], [h.record.id for h in hb]
-                if mode == "hybrid":
-                    assert len(set(ids_a) & set(ids_b)) >= 3, (ids_a, ids_b)
-                else:
-                    assert ids_b == ids_a and ids_a
+    settings = Settings.load(store=str(source), vector_index="exact")
+    async with (AsyncMemory.open(settings, embedder=local_embedder) as a,
+                AsyncMemory.open(settings, embedder=local_embedder, store=cosmos_factory()) as b):
+        for mode in ("vector", "text", "hybrid"):
+            question = "what did they talk about at the support group?"
+            ha = await a.search(users[0], question, mode=mode, k=5)
+            hb = await b.search(users[0], question, mode=mode, k=5)
+            ids_a, ids_b = [h.record.id for h in ha], [h.record.id for h in hb]
+            if mode == "hybrid":
+                assert len(set(ids_a) & set(ids_b)) >= 3, (ids_a, ids_b)
+            else:
+                assert ids_b == ids_a and ids_a
     await cosmos.close()
