@@ -17,7 +17,7 @@ pytestmark = pytest.mark.dataset
 
 
 def cli(*args: str, env: dict[str, str]) -> None:
-    done = subprocess.run([sys.executable, "-m", "agent_memory.cli.app", *args], env=env,
+    done = subprocess.run([sys.executable, "-c", "from agent_memory.cli.app import main; main()", *args], env=env,
                           capture_output=True, text=True, timeout=1800, check=False)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
