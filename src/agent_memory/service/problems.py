@@ -1,0 +1,176 @@
+"""Typed errors as HTTP problem details (RFC 9457, ``application/problem+json``).
+
+One table, :data:`PROBLEMS`, gives every class of :mod:`agent_memory.errors` its status,
+title and ``type`` URI; a class missing from it answers as its nearest listed base class.
+Body shape::
+
+    {"type": "urn:agent-memory:problem:conflict", "title": "Conflict", "status": 409,
+     "detail": "<the error's message>"}
+
+plus ``errors`` (a list of ``{"loc", "msg", "type"}``) for a request that fails the
+schema. Every 404 a route answers for a record has one body, :data:`NOT_FOUND` (no id, no
+message), so a caller cannot tell a record that does not exist from one outside its key's
+scope (:mod:`.auth`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .. import errors as e
+
+PROBLEM_JSON = "application/problem+json"
+"""Media type of problem details (RFC 9457 section 3)."""
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem details object.
+
+    Attributes:
+        type: a URI naming the problem type (``urn:agent-memory:problem:<slug>``).
+        title: short, the same for every occurrence of the type.
+        status: the HTTP status code.
+        detail: this occurrence, in words.
+        errors: for schema failures, one entry per invalid field.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str | None = None
+    errors: list[dict[str, Any]] | None = Field(default=None)
+
+
+@dataclass(frozen=True)
+class ProblemType:
+    """How one error class answers: ``status``, ``title`` and ``slug`` (the URI's last part)."""
+
+    status: int
+    title: str
+    slug: str
+
+    @property
+    def uri(self) -> str:
+        """``urn:agent-memory:problem:<slug>``."""
+        return f"urn:agent-memory:problem:{self.slug}"
+
+
+PROBLEMS: dict[type[e.AgentMemoryError], ProblemType] = {
+    e.AgentMemoryError: ProblemType(500, "Internal Error", "internal"),
+    e.InvalidInputError: ProblemType(422, "Invalid Input", "invalid-input"),
+    e.MissingScopeError: ProblemType(422, "Missing Scope", "missing-scope"),
+    e.InvalidScopeError: ProblemType(422, "Invalid Scope", "invalid-scope"),
+    e.EmptyContentError: ProblemType(422, "Empty Content", "empty-content"),
+    e.ContentTooLargeError: ProblemType(422, "Content Too Large", "content-too-large"),
+    e.UnknownRoleError: ProblemType(422, "Unknown Role", "unknown-role"),
+    e.DimensionMismatchError: ProblemType(422, "Dimension Mismatch", "dimension-mismatch"),
+    e.ProfileSchemaError: ProblemType(422, "Profile Schema Error", "profile-schema"),
+    e.UnknownOptionError: ProblemType(422, "Unknown Option", "unknown-option"),
+    e.InvalidNumberError: ProblemType(422, "Invalid Number", "invalid-number"),
+    e.InvalidTextError: ProblemType(422, "Invalid Text", "invalid-text"),
+    e.InvalidTimeError: ProblemType(422, "Invalid Time", "invalid-time"),
+    # A sync Memory used after close(): never raised by the service's async client.
+    e.ClientClosedError: ProblemType(500, "Client Closed", "client-closed"),
+    e.ConfigError: ProblemType(500, "Configuration Error", "config"),
+    e.StoreError: ProblemType(503, "Store Unavailable", "store"),
+    e.NotAStoreError: ProblemType(500, "Not A Store", "not-a-store"),
+    e.EmbeddingMismatchError: ProblemType(500, "Embedding Mismatch", "embedding-mismatch"),
+    e.SchemaVersionError: ProblemType(500, "Schema Version", "schema-version"),
+    e.RecordNotFoundError: ProblemType(404, "Not Found", "not-found"),
+    e.SessionNotFoundError: ProblemType(404, "Not Found", "not-found"),
+    e.ConflictError: ProblemType(409, "Conflict", "conflict"),
+    e.EmbedderError: ProblemType(503, "Embedder Unavailable", "embedder"),
+    e.ModelUnavailableError: ProblemType(503, "Model Unavailable", "model-unavailable"),
+    e.ReasonerError: ProblemType(502, "Reasoner Failed", "reasoner"),
+    e.MalformedOutputError: ProblemType(502, "Malformed Model Output", "malformed-output"),
+}
+"""Status, title and type of every error class (tests walk the tree of :mod:`..errors`)."""
+
+NOT_FOUND = Problem(type=PROBLEMS[e.RecordNotFoundError].uri, title="Not Found", status=404,
+                    detail="no such record for this user")
+"""The one body of every record 404: a real miss and a user outside the key's scope alike."""
+
+UNAUTHORIZED = Problem(type="urn:agent-memory:problem:unauthorized", title="Unauthorized",
+                       status=401, detail="a valid API key is required (Authorization: "
+                       "Bearer <key> or X-API-Key)")
+"""The body of a request without a valid key (missing, unknown, malformed or revoked)."""
+
+BODY_TOO_LARGE_TYPE = "urn:agent-memory:problem:body-too-large"
+
+
+def problem_type(error: type[BaseException]) -> ProblemType:
+    """The :class:`ProblemType` of an error class: its own entry, else its nearest base's."""
+    for cls in error.__mro__:
+        if cls in PROBLEMS:
+            return PROBLEMS[cls]  # type: ignore[index]
+    return PROBLEMS[e.AgentMemoryError]
+
+
+def problem_response(problem: Problem, headers: dict[str, str] | None = None) -> JSONResponse:
+    """``problem`` as a response with the problem media type."""
+    return JSONResponse(problem.model_dump(exclude_none=True), status_code=problem.status,
+                        media_type=PROBLEM_JSON, headers=headers)
+
+
+def problem_of(error: e.AgentMemoryError) -> Problem:
+    """The problem details of a raised error (every not-found error answers :data:`NOT_FOUND`)."""
+    kind = problem_type(type(error))
+    if kind.status == 404:
+        return NOT_FOUND
+    detail = str(error) if kind.status < 500 else f"{type(error).__name__}: {error}"
+    return Problem(type=kind.uri, title=kind.title, status=kind.status, detail=detail)
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if value is None or isinstance(value, bool | int | float | str):
+        return value if not isinstance(value, str) else value.encode(
+            "utf-8", "backslashreplace").decode("utf-8")
+    return repr(value)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn errors into problem details on ``app``."""
+
+    async def agent_memory_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, e.AgentMemoryError)
+        return problem_response(problem_of(exc))
+
+    async def validation_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        found = [{"loc": _json_safe(list(err.get("loc", ()))), "msg": str(err.get("msg")),
+                  "type": str(err.get("type"))} for err in exc.errors()]
+        kind = PROBLEMS[e.InvalidInputError]
+        first = found[0] if found else {"loc": [], "msg": "invalid request"}
+        where = ".".join(str(p) for p in first["loc"])
+        return problem_response(Problem(
+            type=kind.uri, title=kind.title, status=422,
+            detail=f"{where}: {first['msg']}".encode("utf-8", "backslashreplace").decode(),
+            errors=found))
+
+    async def http_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 404:
+            return problem_response(NOT_FOUND)
+        if exc.status_code == 401:
+            return problem_response(UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
+        title = {405: "Method Not Allowed", 413: "Content Too Large"}.get(
+            exc.status_code, "Error")
+        return problem_response(Problem(title=title, status=exc.status_code,
+                                        detail=str(exc.detail)), dict(exc.headers or {}))
+
+    app.add_exception_handler(e.AgentMemoryError, agent_memory_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)

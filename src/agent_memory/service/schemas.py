@@ -1,0 +1,174 @@
+"""Request and response bodies of the REST API that are not the library's own models.
+
+Responses reuse the library's models where they are the shape (``Turn``, ``Hit``,
+``RecallResult``, ``FactHistory``, ...). Request bodies mirror the client's keyword
+arguments, with the same defaults; values are checked by the client itself, so a bad one
+answers with the same typed error (as problem details) the Python API raises. Options the
+client parses leniently (a turn's ``role`` accepts ``agent``; record kinds) are plain strings.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..models import AnyRecord
+from ..recall.scoring import RelevanceSource
+from ..recall.strategies import Strategy
+from ..retrieval.hits import SearchMode
+from ..sessions.cfr import DEFAULT_MAX_ROUNDS
+from ..validation import MAX_K
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TurnBody(_Body):
+    """A turn to add to the thread in the path (``id`` and ``seq`` assigned when omitted).
+
+    ``role``: user, assistant (or agent), tool, system.
+    """
+
+    role: str
+    content: str
+    speaker: str | None = None
+    agent_id: str | None = None
+    created_at: datetime | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    id: str | None = None
+    seq: int | None = None
+
+
+class BatchTurn(TurnBody):
+    """A turn of a batch: a :class:`TurnBody` naming its thread."""
+
+    thread_id: str
+
+
+class TurnBatch(_Body):
+    """Turns of one user, stored in one atomic batch (all or nothing)."""
+
+    turns: list[BatchTurn] = Field(min_length=1, max_length=MAX_K)
+
+
+class SearchBody(_Body):
+    """A search: the arguments of ``AsyncMemory.search``.
+
+    ``kinds``: turn, summary, fact, interaction, insight, profile (default: every kind).
+    """
+
+    query: str
+    mode: SearchMode = SearchMode.HYBRID
+    k: int = 10
+    kinds: list[str] | None = None
+    thread_id: str | None = None
+    agent_id: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    include_superseded: bool = False
+
+
+class RecallBody(_Body):
+    """A recall: the arguments of ``AsyncMemory.recall`` (seed 004 scoring)."""
+
+    context: str
+    agent_id: str | None = None
+    collections: list[str] | None = None
+    kinds: list[str] | None = None
+    top_k_vectors: int = 10
+    relevance_alpha: float = 1.0
+    importance_alpha: float = 1.0
+    recency_alpha: float = 1.0
+    min_score: float = 0.0
+    max_memories: int = 10
+    strategy: Strategy = Strategy.HARD_LIMIT
+    relevance: RelevanceSource = RelevanceSource.COSINE
+    default_importance: int = 5
+    update_access: bool = True
+    reduce_batch_size: int = 10
+    summary_max_tokens: int = 300
+
+
+class MemoriesBody(_Body):
+    """Memories (facts or insights) to add in bulk; see ``AsyncMemory.add_memories``. Items
+    are checked one by one: a bad one is reported in ``failed``, the others are written."""
+
+    items: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_K)
+
+
+class MemoryPage(BaseModel):
+    """One page of records; pass ``cursor`` back for the next (``null`` on the last page)."""
+
+    records: list[AnyRecord]
+    cursor: str | None = None
+
+
+class SessionStart(_Body):
+    """Start (or resume) a session; a new ``session_<hex>`` id when ``session_id`` is omitted."""
+
+    session_id: str | None = None
+    agent_id: str | None = None
+
+
+class SessionStarted(BaseModel):
+    """The id of the started session."""
+
+    session_id: str
+
+
+class SessionTurnBody(_Body):
+    """A turn to add to a session (``role``: user, assistant, tool, system)."""
+
+    role: str
+    content: str
+    speaker: str | None = None
+    created_at: datetime | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class SessionContext(BaseModel):
+    """The session's context: init block + cumulative summary + active turns."""
+
+    context: str
+
+
+class RetrieveFactsBody(_Body):
+    """Contextual fact retrieval: a question about the user; ``max_rounds`` 1-20."""
+
+    query: str
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+
+
+class ReconcileBody(_Body):
+    """Reconcile the ``n`` most recent active facts (1-1,000)."""
+
+    n: int = 50
+
+
+class ExpireBody(_Body):
+    """Delete the user's raw turns older than ``older_than_seconds``, or before ``before``
+    (exactly one)."""
+
+    older_than_seconds: float | None = None
+    before: datetime | None = None
+
+
+class Collections(_Body):
+    """Collection names (non-blank)."""
+
+    collections: list[str] = Field(max_length=MAX_K)
+
+
+class Changed(BaseModel):
+    """How many bindings were added or removed."""
+
+    changed: int
+
+
+class Health(BaseModel):
+    """``status``: ``ok``."""
+
+    status: str = "ok"
