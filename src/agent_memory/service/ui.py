@@ -18,7 +18,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from fastapi import FastAPI
-from starlette.responses import RedirectResponse
 from starlette.staticfiles import StaticFiles
 
 UI_DIR = Path(__file__).with_name("ui")
@@ -47,12 +46,18 @@ class _InspectorFiles(StaticFiles):
         return response
 
 
+def ui_app() -> StaticFiles:
+    """The inspector as an ASGI app (static files, ``index.html`` for a folder), to mount at
+    :data:`UI_PATH`, e.g. ``create_app(..., mounts=[(UI_PATH, ui_app())])``."""
+    return _InspectorFiles(directory=UI_DIR, html=True)
+
+
 def mount_ui(app: FastAPI, path: str = UI_PATH) -> None:
     """Serve the inspector at ``path`` (default ``/ui``) on ``app``.
 
-    ``GET /ui`` redirects to ``/ui/`` so that the page's relative links resolve; ``/ui/``
-    answers ``index.html``. The routes are left out of the OpenAPI document (they are not
-    part of the API).
+    ``/ui/`` answers ``index.html``; ``/ui`` redirects there (the router's trailing-slash
+    redirect), so the page's relative links resolve. Mounted apps stay out of the OpenAPI
+    document.
 
     Args:
         app: the service's application.
@@ -63,12 +68,7 @@ def mount_ui(app: FastAPI, path: str = UI_PATH) -> None:
     """
     if not path.startswith("/") or path.endswith("/"):
         raise ValueError(f"mount path must start with '/' and not end with it: {path!r}")
-
-    async def to_folder() -> RedirectResponse:
-        return RedirectResponse(f"{path}/", status_code=307)
-
-    app.add_api_route(path, to_folder, methods=["GET"], include_in_schema=False)
-    app.mount(path, _InspectorFiles(directory=UI_DIR, html=True), name="inspector")
+    app.mount(path, ui_app(), name="inspector")
 
 
-__all__ = ["UI_DIR", "UI_PATH", "mount_ui"]
+__all__ = ["UI_DIR", "UI_PATH", "mount_ui", "ui_app"]

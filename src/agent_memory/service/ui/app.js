@@ -11,13 +11,13 @@ const PAGE = 100;
 // The REST routes the page uses, in one place.
 const u = (user) => `/v1/users/${encodeURIComponent(user)}`;
 const ROUTES = {
-  users: () => "/v1/users",
+  me: () => "/v1/me",
   threads: (user) => `${u(user)}/threads`,
   thread: (user, thread) => `${u(user)}/threads/${encodeURIComponent(thread)}/turns`,
   memories: (user) => `${u(user)}/memories`,
   memory: (user, id) => `${u(user)}/memories/${encodeURIComponent(id)}`,
-  history: (user, id) => `${u(user)}/memories/${encodeURIComponent(id)}/history`,
-  restore: (user, id) => `${u(user)}/memories/${encodeURIComponent(id)}/restore`,
+  history: (user, id) => `${u(user)}/facts/${encodeURIComponent(id)}/history`,
+  restore: (user, id) => `${u(user)}/facts/${encodeURIComponent(id)}/restore`,
   profile: (user) => `${u(user)}/profile`,
   search: (user) => `${u(user)}/search`,
   sessions: (user) => `${u(user)}/sessions`,
@@ -38,7 +38,7 @@ function el(tag, attrs, ...children) {
     else if (name === "text") node.textContent = String(value);
     else node.setAttribute(name, value === true ? "" : String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -46,7 +46,7 @@ function el(tag, attrs, ...children) {
 }
 
 function fill(target, ...children) {
-  target.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined));
+  target.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined));
 }
 
 const linkButton = (label, onclick, attrs = {}) =>
@@ -141,22 +141,43 @@ function showKeyState() {
   if (key) $("key-label").textContent = `Key ${key.slice(0, 15)}… (this tab only)`;
 }
 
+const RECENT_ITEM = "agent-memory.recent-users";
+
+/** Fills the user picker: the key's own user ids when the service states the caller's scope
+ *  (``GET /v1/me``), plus the users opened before in this tab; otherwise it is a text field. */
 async function loadUsers() {
-  // Admin keys may list users; other keys (or a service without the route) get a text field.
-  fill($("user-list"));
-  $("scope-note").textContent = "";
+  const recent = JSON.parse(sessionStorage.getItem(RECENT_ITEM) || "[]");
+  let scope = null;
   try {
-    const found = await api("GET", ROUTES.users());
-    const users = Array.isArray(found) ? found : (found && found.users) || [];
-    fill($("user-list"), users.map((id) => el("option", { value: id })));
-    $("scope-note").textContent = users.length ? `${users.length} users visible to this key` : "";
+    scope = await api("GET", ROUTES.me());
   } catch (err) {
     if (err instanceof ApiError && /^401/.test(err.message)) throw err;
+  }
+  const users = [...new Set([...((scope && scope.users) || []), ...recent])];
+  fill($("user-list"), users.map((id) => el("option", { value: id })));
+  let note = "";
+  if (scope && scope.admin) note = `tenant ${scope.tenant}: every user`;
+  else if (scope && scope.user_prefix) note = `tenant ${scope.tenant}: users "${scope.user_prefix}…"`;
+  else if (scope) note = `tenant ${scope.tenant}: ${(scope.users || []).length} users`;
+  $("scope-note").textContent = note;
+  if (scope && !scope.admin && !scope.user_prefix && (scope.users || []).length === 1
+      && !$("user-id").value) {
+    $("user-id").value = scope.users[0];
+  }
+}
+
+function rememberUser(user) {
+  const recent = JSON.parse(sessionStorage.getItem(RECENT_ITEM) || "[]");
+  const next = [user, ...recent.filter((id) => id !== user)].slice(0, 20);
+  sessionStorage.setItem(RECENT_ITEM, JSON.stringify(next));
+  if (![...$("user-list").options].some((o) => o.value === user)) {
+    $("user-list").append(el("option", { value: user }));
   }
 }
 
 function openUser(user) {
   state.user = user;
+  rememberUser(user);
   $("tabs").hidden = false;
   fill($("detail"));
   showTab(state.tab);
@@ -205,7 +226,7 @@ function turnCard(turn, highlight) {
 async function showTurn(turnId) {
   const turn = await api("GET", ROUTES.memory(state.user, turnId));
   fill($("detail"),
-    el("h2", {}, "Evidence turn"),
+    el("h2", { id: "turn-title" }, "Evidence turn"),
     turnCard(turn, false),
     turn.thread_id ? el("p", {}, linkButton(`Open thread ${turn.thread_id}`,
       () => guarded(() => showThread(turn.thread_id, turn.id)))) : null);
@@ -227,7 +248,7 @@ async function factsScreen() {
   let shown = 0;
   const load = async () => {
     const page = await api("GET", ROUTES.memories(state.user), undefined, {
-      kinds: ["fact", "insight"], include_superseded: toggle.checked, newest_first: true,
+      kind: ["fact", "insight"], include_superseded: toggle.checked, newest_first: true,
       limit: PAGE, cursor,
     });
     const records = page.records || page;
@@ -300,6 +321,13 @@ function factCard(fact, label) {
       fact.superseded_by ? [" ", restoreButton(fact.id)] : null));
 }
 
+/** The reasoner's stated grounds for a supersede decision, e.g. "cosine 0.939, ...". */
+function why(evidence) {
+  if (!evidence) return null;
+  const parts = [evidence.reasoner, evidence.rationale].filter(Boolean);
+  return parts.length ? `: ${parts.join(": ")}` : null;
+}
+
 async function showHistory(factId) {
   const history = await api("GET", ROUTES.history(state.user, factId));
   const fact = history.fact;
@@ -307,9 +335,10 @@ async function showHistory(factId) {
   fill($("detail"),
     el("h2", { id: "history-title" }, "Fact history"),
     factCard(fact, "this fact"),
-    fact.superseded_by ? el("p", { class: "meta" },
-      `Retired ${when(fact.superseded_at)} (${fact.supersede_reason || "?"}) by ${fact.superseded_by}`)
-      : null,
+    fact.superseded_by ? el("p", { class: "meta", id: "retired" },
+      `Retired ${when(fact.superseded_at)} (${fact.supersede_reason || "?"}) by `,
+      linkButton(fact.superseded_by, () => guarded(() => showHistory(fact.superseded_by))),
+      why(fact.supersede_evidence)) : null,
     el("h3", {}, "Replaced by"),
     history.replaced_by.length ? history.replaced_by.map((f) => factCard(f))
       : el("p", { class: "muted" }, "Nothing: the fact is active."),
@@ -374,7 +403,7 @@ async function jobsScreen() {
     showTab("jobs");
   });
   const jobs = await api("GET", ROUTES.jobs(state.user), undefined,
-    { states: state.jobState || null });
+    { state: state.jobState || null });
   const list = Array.isArray(jobs) ? jobs : jobs.jobs || [];
   const counts = {};
   for (const job of list) counts[job.state] = (counts[job.state] || 0) + 1;
@@ -488,6 +517,7 @@ function start() {
   });
   $("key-clear").addEventListener("click", () => {
     sessionStorage.removeItem(KEY_ITEM);
+    sessionStorage.removeItem(RECENT_ITEM);
     state.user = null;
     $("tabs").hidden = true;
     fill($("view"));
