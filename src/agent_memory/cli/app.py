@@ -209,7 +209,7 @@ def model_export(
 
 
 # Feature command groups register themselves here (each module defines register(app)).
-for _module in ("sessions", "maintenance", "recall"):
+for _module in ("sessions", "maintenance", "recall", "serve"):
     import_module(f"{__package__}.{_module}").register(app)
 
 

@@ -206,6 +206,29 @@ def openapi(app: FastAPI) -> dict[str, Any]:
     return app.openapi_schema
 
 
+def endpoints(app: FastAPI) -> list[tuple[str, str]]:
+    """Every ``(method, path template)`` the app answers (``HEAD`` left out), included
+    routers flattened; ``("MOUNT", path)`` for a mounted ASGI app. The isolation tests
+    iterate this list, so a new route is checked by default."""
+    try:  # FastAPI >= 0.165 keeps included routers as nodes of the route tree
+        from fastapi.routing import iter_route_contexts
+    except ImportError:  # older releases copy every route into app.routes
+        contexts: list[Any] = list(app.routes)
+    else:
+        contexts = list(iter_route_contexts(app.routes))
+    found: list[tuple[str, str]] = []
+    for route in contexts:
+        path = getattr(route, "path", None)
+        methods = getattr(route, "methods", None)
+        if path is None:
+            continue
+        if methods is None:
+            found.append(("MOUNT", path))
+            continue
+        found += [(method, path) for method in sorted(set(methods) - {"HEAD"})]
+    return found
+
+
 def app_from_environment() -> FastAPI:
     """The app built from the environment alone (``AGENT_MEMORY_*`` and
     ``AGENT_MEMORY_SERVICE_*``): the factory each uvicorn worker process calls."""

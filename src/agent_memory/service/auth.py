@@ -59,14 +59,17 @@ def parse_scope_header(value: str) -> Scope:
         name = name.strip().lower()
         if name not in ("tenant", "users", "prefix", "admin") or name in parts:
             raise InvalidInputError(f"scope header: unexpected {name!r}")
-        parts[name] = unquote(raw.strip(), errors="strict") if sep else None
-    tenant = parts.get("tenant")
+        parts[name] = raw.strip() if sep else None
+    tenant = unquote(parts.get("tenant") or "", errors="strict")
     if not tenant:
         raise InvalidInputError("scope header: tenant is required")
-    users = [unquote(u.strip()) for u in (parts.get("users") or "").split(",") if u.strip()]
+    users = [unquote(u.strip(), errors="strict")
+             for u in (parts.get("users") or "").split(",") if u.strip()]
     if "users" in parts and not users:
         raise InvalidInputError("scope header: users is empty")
-    return check_scope(tenant, users, parts.get("prefix") if "prefix" in parts else None,
+    prefix = parts.get("prefix")
+    return check_scope(tenant, users, unquote(prefix, errors="strict") if "prefix" in parts
+                       and prefix is not None else ("" if "prefix" in parts else None),
                        "admin" in parts)
 
 
