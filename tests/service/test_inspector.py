@@ -158,6 +158,25 @@ def browser():
         driver.quit()
 
 
+class _Explained:
+    """A WebDriverWait whose timeout names what the page shows: its error banner and the
+    browser console's errors."""
+
+    def __init__(self, wait, page: Page) -> None:
+        self._wait = wait
+        self._page = page
+
+    def until(self, condition):
+        from selenium.common.exceptions import TimeoutException
+
+        try:
+            return self._wait.until(condition)
+        except TimeoutException as exc:
+            logs = self._page.driver.get_log("browser")
+            raise AssertionError(f"timed out; error banner: {self._page.error()!r}; "
+                                 f"console: {[entry['message'] for entry in logs]}") from exc
+
+
 class Page:
     """The inspector in the browser, with waits for what the page renders."""
 
@@ -168,7 +187,7 @@ class Page:
         self.driver = driver
         self.base = base
         self.by = By
-        self.wait = WebDriverWait(driver, WAIT)
+        self.wait = _Explained(WebDriverWait(driver, WAIT), self)
 
     def find(self, css: str):
         return self.wait.until(lambda d: d.find_element(self.by.CSS_SELECTOR, css))
@@ -302,6 +321,7 @@ def test_browse_search_history_and_restore_in_a_browser(served, page, tmp_path):
     page.wait.until(lambda d: len(page.find_all("#detail tr.event")) == len(after["events"]))
     restored_css = f'#detail [data-fact="{fact["id"]}"]'
     assert "active, pinned" in page.find(restored_css).text
+    assert "active, pinned" in page.find(row_css).text  # its row in the list, in place
 
     # Profile, session summaries and the job queue.
     page.tab("profile")

@@ -183,21 +183,30 @@ function openUser(user) {
   showTab(state.tab);
 }
 
+/** Shows a tab: its screen is built in a detached element and swapped in when ready, unless
+ *  another tab (or user) was chosen meanwhile, so a slow answer never overwrites a newer one. */
 function showTab(tab) {
   state.tab = tab;
+  const token = (state.render = (state.render || 0) + 1);
   for (const button of document.querySelectorAll("#tabs button")) {
     button.setAttribute("aria-selected", String(button.dataset.tab === tab));
   }
   fill($("view"), el("p", { class: "muted" }, "Loading…"));
-  guarded(() => SCREENS[tab]());
+  const view = el("div", {});
+  guarded(async () => {
+    try {
+      await SCREENS[tab](view);
+    } finally {
+      if (token === state.render) fill($("view"), view);
+    }
+  });
 }
 
 // -- threads and turns -----------------------------------------------------------------------
 
-async function threadsScreen() {
-  const threads = await api("GET", ROUTES.threads(state.user));
-  const ids = Array.isArray(threads) ? threads : threads.threads || [];
-  fill($("view"),
+async function threadsScreen(view) {
+  const ids = await api("GET", ROUTES.threads(state.user));
+  fill(view,
     el("h2", {}, `Threads of ${state.user}`),
     ids.length === 0 ? el("p", { class: "muted" }, "No threads.") :
       el("ul", { id: "thread-list" }, ids.map((id) => el("li", {},
@@ -205,8 +214,7 @@ async function threadsScreen() {
 }
 
 async function showThread(threadId, highlight) {
-  const turns = await api("GET", ROUTES.thread(state.user, threadId));
-  const list = Array.isArray(turns) ? turns : turns.turns || turns.records || [];
+  const list = await api("GET", ROUTES.thread(state.user, threadId));
   fill($("detail"),
     el("h2", {}, `Thread ${threadId}`),
     el("p", { class: "muted" }, `${list.length} turns`),
@@ -238,7 +246,7 @@ const evidenceLinks = (ids) => el("span", { class: "evidence" },
 
 // -- facts, insights, history, restore -------------------------------------------------------
 
-async function factsScreen() {
+async function factsScreen(view) {
   const toggle = el("input", { type: "checkbox", id: "show-superseded" });
   toggle.checked = Boolean(state.showSuperseded);
   const body = el("tbody", {});
@@ -251,7 +259,7 @@ async function factsScreen() {
       kind: ["fact", "insight"], include_superseded: toggle.checked, newest_first: true,
       limit: PAGE, cursor,
     });
-    const records = page.records || page;
+    const records = page.records;
     body.append(...records.map(factRow));
     shown += records.length;
     cursor = page.cursor || null;
@@ -263,7 +271,7 @@ async function factsScreen() {
     showTab("facts");
   });
   more.addEventListener("click", () => guarded(load));
-  fill($("view"),
+  fill(view,
     el("h2", {}, `Facts and insights of ${state.user}`),
     el("div", { class: "toolbar" },
       el("label", {}, toggle, " show superseded"), count),
@@ -299,16 +307,13 @@ function restoreButton(factId) {
   return el("button", {
     type: "button", class: "restore", "data-restore": factId,
     onclick: () => guarded(async () => {
-      await api("POST", ROUTES.restore(state.user, factId));
-      if (state.tab === "facts") await refreshFacts();
+      const restored = await api("POST", ROUTES.restore(state.user, factId));
+      for (const row of document.querySelectorAll(`#facts tr[data-fact="${CSS.escape(factId)}"]`)) {
+        row.replaceWith(factRow(restored));
+      }
       await showHistory(factId);
     }),
   }, "Restore");
-}
-
-async function refreshFacts() {
-  state.showSuperseded = $("show-superseded") ? $("show-superseded").checked : false;
-  await factsScreen();
 }
 
 function factCard(fact, label) {
@@ -355,7 +360,7 @@ async function showHistory(factId) {
 
 // -- profile, sessions, jobs -----------------------------------------------------------------
 
-async function profileScreen() {
+async function profileScreen(view) {
   let profile = null;
   try {
     profile = await api("GET", ROUTES.profile(state.user));
@@ -363,10 +368,10 @@ async function profileScreen() {
     if (!(err instanceof ApiError && /^404/.test(err.message))) throw err;
   }
   if (!profile) {
-    fill($("view"), el("h2", {}, "Profile"), el("p", { class: "muted" }, "No profile yet."));
+    fill(view, el("h2", {}, "Profile"), el("p", { class: "muted" }, "No profile yet."));
     return;
   }
-  fill($("view"),
+  fill(view,
     el("h2", {}, `Profile of ${state.user}`),
     el("p", { class: "meta muted" }, `updated ${when(profile.updated_at)}`,
       profile.watermark ? ` · covers turns up to ${when(profile.watermark)}` : ""),
@@ -377,10 +382,9 @@ async function profileScreen() {
     el("p", {}, `${(profile.sources || []).length} records`));
 }
 
-async function sessionsScreen() {
-  const found = await api("GET", ROUTES.sessions(state.user));
-  const summaries = Array.isArray(found) ? found : found.sessions || found.records || [];
-  fill($("view"),
+async function sessionsScreen(view) {
+  const summaries = await api("GET", ROUTES.sessions(state.user));
+  fill(view,
     el("h2", {}, `Session summaries of ${state.user}`),
     summaries.length === 0 ? el("p", { class: "muted" }, "No sessions.") :
       summaries.map((s) => el("div", { class: "card", "data-summary": s.id },
@@ -393,7 +397,7 @@ async function sessionsScreen() {
         el("div", {}, s.content))));
 }
 
-async function jobsScreen() {
+async function jobsScreen(view) {
   const select = el("select", { id: "job-state" },
     ["", "queued", "running", "done", "failed"].map((s) =>
       el("option", { value: s }, s || "every state")));
@@ -402,12 +406,11 @@ async function jobsScreen() {
     state.jobState = select.value;
     showTab("jobs");
   });
-  const jobs = await api("GET", ROUTES.jobs(state.user), undefined,
+  const list = await api("GET", ROUTES.jobs(state.user), undefined,
     { state: state.jobState || null });
-  const list = Array.isArray(jobs) ? jobs : jobs.jobs || [];
   const counts = {};
   for (const job of list) counts[job.state] = (counts[job.state] || 0) + 1;
-  fill($("view"),
+  fill(view,
     el("h2", {}, `Job queue of ${state.user}`),
     el("div", { class: "toolbar" }, el("label", {}, "State ", select),
       el("span", { class: "muted", id: "job-counts" },
@@ -422,7 +425,7 @@ async function jobsScreen() {
 
 // -- search ----------------------------------------------------------------------------------
 
-async function searchScreen() {
+async function searchScreen(view) {
   const form = el("form", { id: "search-form" },
     el("input", { id: "search-query", placeholder: "search this user's memory",
                   value: state.query || "" }),
@@ -436,10 +439,10 @@ async function searchScreen() {
   const results = el("div", { id: "search-results" });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    guarded(() => runSearch(results));
+    guarded(() => runSearch(form, results));
   });
-  fill($("view"), el("h2", {}, `Search ${state.user}`), form, results);
-  if (state.query) await runSearch(results);
+  fill(view, el("h2", {}, `Search ${state.user}`), form, results);
+  if (state.query) await runSearch(form, results);
 }
 
 function signalCells(signal) {
@@ -449,14 +452,15 @@ function signalCells(signal) {
     : [el("td", { class: "num muted" }, "–"), el("td", { class: "num muted" }, "–")];
 }
 
-async function runSearch(results) {
-  const query = $("search-query").value;
+/** Runs the search the form describes (the form may not be in the document yet). */
+async function runSearch(form, results) {
+  const field = (id) => form.querySelector(`#${id}`);
+  const query = field("search-query").value;
   state.query = query;
-  const hits = await api("POST", ROUTES.search(state.user), {
-    query, mode: $("search-mode").value, k: Number($("search-k").value || 10),
-    include_superseded: $("search-superseded").checked,
+  const list = await api("POST", ROUTES.search(state.user), {
+    query, mode: field("search-mode").value, k: Number(field("search-k").value || 10),
+    include_superseded: field("search-superseded").checked,
   });
-  const list = Array.isArray(hits) ? hits : hits.hits || [];
   fill(results,
     el("p", { class: "muted" }, `${list.length} hits (score: RRF sum in hybrid mode, `,
       "cosine in vector mode, BM25 in text mode; signal columns: rank and raw score)"),
