@@ -28,7 +28,7 @@ uvicorn = pytest.importorskip("uvicorn", reason="the service extra (uvicorn) is 
 from agent_memory.service import create_app
 from agent_memory.service.keys import KeyStore, Scope
 from agent_memory.service.settings import ServiceSettings
-from agent_memory.service.ui import UI_DIR, mount_ui
+from agent_memory.service.ui import UI_DIR
 
 pytestmark = pytest.mark.dataset
 
@@ -78,7 +78,8 @@ async def _ingest(store: Path, locomo: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, locomo_path):
-    """The service with the inspector mounted, over the first LoCoMo conversations."""
+    """The service (the inspector is mounted at /ui by default), over the first LoCoMo
+    conversations."""
     root = tmp_path_factory.mktemp("inspector")
     store = root / "memory.db"
     users = asyncio.run(_ingest(store, locomo_path))
@@ -86,7 +87,6 @@ def served(tmp_path_factory, locomo_path):
     created = KeyStore(keys).create(Scope(tenant="test", users=tuple(users)), name="inspector")
     app = create_app(Settings.load(store=str(store)),
                      service=ServiceSettings.load(keys_path=str(keys)))
-    mount_ui(app)
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                            log_level="warning", lifespan="on"))

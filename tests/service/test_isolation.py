@@ -22,11 +22,13 @@ UNSCOPED = {
     "/readyz": "no data",
     "/openapi.json": "the API's description, no data (authenticated)",
     "/v1/jobs": "admin scopes only; 404 for others (test_admin_routes_are_404_for_others)",
+    "/v1/me": "the caller's own scope, nobody else's",
 }
 
 
 MOUNTS = {
     "/mcp": "the MCP endpoint: isolation through the MCP client in test_mcp_mount.py",
+    "/ui": "static files of the inspector, no data (test_inspector.py checks them)",
 }
 
 

@@ -136,6 +136,7 @@ def create_app(
     memory: AsyncMemory | None = None,
     mounts: Sequence[tuple[str, ASGIApp]] = (),
     mcp: bool = True,
+    ui: bool = True,
 ) -> FastAPI:
     """Build the service.
 
@@ -150,6 +151,8 @@ def create_app(
         mcp: serve the MCP tools over streamable HTTP at ``/mcp/`` with the same
             authentication (:mod:`.mcp_mount`: the user from the key, or the
             ``X-Agent-Memory-User`` header inside the key's scope).
+        ui: serve the web memory inspector at ``/ui/`` (static files; every record it shows
+            comes from the ``/v1`` API with the key the user enters).
 
     Returns:
         The FastAPI app (``app.state.memory``, ``app.state.authenticator``).
@@ -209,6 +212,10 @@ def create_app(
 
     if mcp_app is not None:
         app.mount("/mcp", mcp_app)
+    if ui:
+        from .ui import mount_ui
+
+        mount_ui(app)
     for path, mounted in mounts:
         app.mount(path, mounted)
     app.add_middleware(BodyLimit, limit=service.max_body_bytes)

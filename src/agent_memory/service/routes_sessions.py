@@ -14,8 +14,9 @@ from ..models import ThreadSummary, Turn
 from ..reasoners.sessions_models import FactRetrieval
 from ..sessions.keeper import SessionEnd, SessionState
 from ..sessions.reflection import ReflectionResult
-from .auth import Admin, User
+from .auth import Admin, Caller, User
 from .deps import ERRORS, Memory
+from .keys import Scope
 from .schemas import (
     Changed,
     Collections,
@@ -99,6 +100,13 @@ async def reconcile(user_id: User, body: ReconcileBody, memory: Memory) -> Recon
 async def user_jobs(user_id: User, memory: Memory, state: States = None) -> list[Job]:
     """The user's automatic-processing jobs, in queue order."""
     return await memory.jobs(user_id, state)
+
+
+@admin_router.get("/me", tags=["auth"])
+async def whoami(scope: Caller) -> Scope:
+    """The caller's own scope (tenant, user ids or prefix, admin): what this key may touch.
+    The web inspector uses it to offer the key's users."""
+    return scope
 
 
 @admin_router.get("/jobs", tags=["jobs"])
