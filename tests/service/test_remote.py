@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
+import re
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import httpx
 import pytest
@@ -290,3 +295,19 @@ async def test_agent_framework_provider_over_remote_memory(provider_service) -> 
             pass
         assert [e.session.thread_id for e in provider.ended] == [session.session_id]
         assert session.session_id not in await memory.open_session_ids("alice")
+
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "service.md"
+EXAMPLES = re.findall(r"```python\n(.*?)```",
+                      GUIDE.read_text().split("## Remote client", 1)[-1], flags=re.DOTALL)
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=[f"example{i}" for i in range(len(EXAMPLES))])
+def test_the_guides_remote_client_examples_run(served, script) -> None:
+    assert len(EXAMPLES) >= 3
+    env = {**os.environ, "AM": served.url, "KEY": served.secrets["alice"],
+           "PYTHONPATH": os.pathsep.join(sys.path)}
+    result = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                            text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip()
