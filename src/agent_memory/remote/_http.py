@@ -115,11 +115,11 @@ class HttpClient:
             AgentMemoryError (a subclass): the problem details the service answered.
             ServiceError: no response after the retries allowed, or an unknown problem.
         """
-        body = to_jsonable_python(json) if json is not None else None
+        payload = to_jsonable_python(json) if json is not None else None
         attempt = 0
         while True:
             try:
-                response = await self.http.request(method, path, json=body, params=params)
+                response = await self.http.request(method, path, json=payload, params=params)
                 break
             except httpx.TransportError as exc:
                 unsent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout
@@ -131,8 +131,8 @@ class HttpClient:
                 attempt += 1
         if response.is_error:
             raise error_from(response, not_found)
-        body = response.json()
-        return into.validate_python(body) if into is not None else body
+        found = response.json()
+        return into.validate_python(found) if into is not None else found
 
     async def aclose(self) -> None:
         """Close the connection pool."""
