@@ -26,8 +26,10 @@ Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it:
     │   └── ConflictError          a conditional write lost to a concurrent one (stale version)
     ├── EmbedderError              the embedding model failed or is unavailable
     │   └── ModelUnavailableError  local weights / runtime missing
-    └── ReasonerError              a reasoning step failed
-        └── MalformedOutputError   an LLM kept answering with output that fails validation
+    ├── ReasonerError              a reasoning step failed
+    │   └── MalformedOutputError   an LLM kept answering with output that fails validation
+    └── ServiceError               the memory service (``RemoteMemory``) could not be reached,
+                                   or answered a problem type this client has no class for
 
 Scope ids (``user_id``, ``thread_id``, ``agent_id``, ``session_id``) are used exactly as given:
 one with surrounding whitespace or a control character (``'victim '``, ``'victim\\x1f'``,
@@ -173,3 +175,22 @@ class InvalidTimeError(InvalidInputError):
 class ClientClosedError(InvalidInputError):
     """A sync :class:`~agent_memory.Memory` was called after :meth:`~agent_memory.Memory.close`
     (its event-loop thread is stopped); open a new one."""
+
+
+class ServiceError(AgentMemoryError):
+    """The memory service could not be reached (connection refused, timed out, reset after
+    the retries allowed), or it answered an error whose problem ``type`` names no class of
+    this module (an older client, a proxy's own error page). Raised by
+    :class:`~agent_memory.remote.RemoteMemory`; every known problem type is raised as its own
+    class instead (a 409 as :class:`ConflictError`, a 422 as the input error named).
+
+    Attributes:
+        status: the HTTP status code, or ``None`` when no response arrived.
+        problem_type: the problem's ``type`` URI, when the response was problem details.
+    """
+
+    def __init__(self, message: str, status: int | None = None,
+                 problem_type: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.problem_type = problem_type

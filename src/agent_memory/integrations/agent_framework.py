@@ -48,6 +48,7 @@ from ..sessions.keeper import SessionEnd
 
 if TYPE_CHECKING:
     from ..client import AsyncMemory
+    from ..remote import RemoteMemory
 
 SOURCE_ID = "agent_memory"
 TOOL_NAME = "retrieve_user_facts"
@@ -61,7 +62,8 @@ class AgentMemoryProvider(ContextProvider):
     """Memory for an Agent Framework agent (see the module docstring).
 
     Args:
-        memory: an :class:`~agent_memory.AsyncMemory` (opened on first use).
+        memory: an :class:`~agent_memory.AsyncMemory` (opened on first use), or a
+            :class:`~agent_memory.remote.RemoteMemory` to keep the memory in the service.
         user_id: the user whose memory this is.
         auto_sessions: automatic (True) or manual (False) session management.
         source_id: the provider's id in the agent's context pipeline.
@@ -71,7 +73,7 @@ class AgentMemoryProvider(ContextProvider):
 
     def __init__(
         self,
-        memory: AsyncMemory,
+        memory: AsyncMemory | RemoteMemory,
         user_id: str,
         *,
         auto_sessions: bool = True,

@@ -92,6 +92,8 @@ PROBLEMS: dict[type[e.AgentMemoryError], ProblemType] = {
     e.ModelUnavailableError: ProblemType(503, "Model Unavailable", "model-unavailable"),
     e.ReasonerError: ProblemType(502, "Reasoner Failed", "reasoner"),
     e.MalformedOutputError: ProblemType(502, "Malformed Model Output", "malformed-output"),
+    # Raised by RemoteMemory: a server calling another memory service that failed.
+    e.ServiceError: ProblemType(502, "Upstream Service Failed", "service"),
 }
 """Status, title and type of every error class (tests walk the tree of :mod:`..errors`)."""
 
