@@ -34,7 +34,7 @@ _INTERJECTION = re.compile(
     r"^(?:(?:yeah|yes|yep|yup|nope|yay|whoa|oh|wow|well|so|haha+|hah|lol|omg|hey|aw+|um+|hmm+|"
     r"honestly|"
     r"actually|ah+|ok|okay|sure|absolutely|totally|true|definitely|nah|man|gosh|ugh|anyway|"
-    r"anyways|btw|by the way|also|and|but|plus|oh man|oh no|ha|then|noted|quick update)\b[\s,!.\u2026-]*)+",
+    r"anyways|btw|by the way|also|and|but|plus|oh man|oh no|ha|then|noted)\b[\s,!.\u2026-]*)+",
     re.IGNORECASE,
 )
 _LABEL = re.compile(r"^[A-Za-z]+(?: [A-Za-z]+){0,2}:\s+(?=\S)")

@@ -60,9 +60,6 @@ _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[^\sA-Za-z]+")
 
 DUPLICATE_THRESHOLD = 0.8
 """Jaccard overlap of content terms above which a sentence repeats one already kept."""
-NEWER_WINS_THRESHOLD = 0.6
-"""Jaccard overlap above which :func:`summarize_items` treats two sentences as one statement
-and keeps only the newer."""
 
 
 @dataclass(slots=True)
@@ -174,7 +171,8 @@ def key_topics(texts: Sequence[str], names: Sequence[str] = (), limit: int = 5) 
     return topics
 
 
-def _check_budget(max_tokens: int) -> None:
+def check_budget(max_tokens: int) -> None:
+    """Raise ``InvalidInputError`` unless ``max_tokens`` is a positive integer."""
     if not isinstance(max_tokens, int) or max_tokens < 1:
         raise InvalidInputError(f"max_tokens must be a positive integer, got {max_tokens!r}")
 
@@ -280,7 +278,7 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
     Raises:
         InvalidInputError: ``max_tokens`` < 1, or there is nothing to summarize.
     """
-    _check_budget(max_tokens)
+    check_budget(max_tokens)
     budget = compression_budget(previous, turns, max_tokens)
     candidates = _previous_candidates(previous)
     for candidate in candidates:
@@ -320,41 +318,3 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
             importance = score_importance(candidate.body, categorize(candidate.body), False)
             candidate.score += DISCLOSURE_BONUS * importance / 5
     return _finish(candidates, budget, names)
-
-
-def summarize_items(previous: str | None, items: Sequence[str], max_tokens: int) -> SummaryDraft:
-    """Merge ``items`` (thread summaries, facts; oldest first) into the ``previous`` profile.
-
-    Newer wins: of two sentences whose content terms overlap by at least
-    :data:`NEWER_WINS_THRESHOLD` (Jaccard), only the later one competes. Later sentences also
-    get a small recency bonus (up to +0.05) so new information is preferred at equal salience.
-
-    Returns:
-        A :class:`SummaryDraft` within ``max_tokens``; ``evidence`` is empty (items carry no
-        turn ids; the pipeline keeps the source ids).
-
-    Raises:
-        InvalidInputError: ``max_tokens`` < 1, or there is nothing to summarize.
-    """
-    _check_budget(max_tokens)
-    candidates = _previous_candidates(previous)
-    for item in items:
-        for parsed in _previous_candidates(item):
-            candidates.append(_Candidate(parsed.speaker, parsed.body, len(candidates)))
-    if not candidates:
-        raise InvalidInputError("nothing to summarize: no previous profile and no items")
-    names = {c.speaker for c in candidates if c.speaker}
-    _score(candidates, names)
-    kept: list[_Candidate] = []
-    for candidate in reversed(candidates):  # newest first: it shadows older near-duplicates
-        if candidate.terms and any(
-            jaccard(candidate.terms, newer.terms) >= NEWER_WINS_THRESHOLD for newer in kept
-        ):
-            continue
-        kept.append(candidate)
-    kept.reverse()
-    total = len(candidates)
-    for candidate in kept:
-        if candidate.score >= 0:
-            candidate.score += 0.05 * (candidate.order + 1) / total
-    return _finish(kept, max_tokens, names)
