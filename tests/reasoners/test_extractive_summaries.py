@@ -13,11 +13,8 @@ from agent_memory.models import Turn
 from agent_memory.reasoners.base import SummaryDraft
 from agent_memory.reasoners.extractive import ExtractiveReasoner
 from agent_memory.reasoners.extractive.sentences import salience, split_sentences
-from agent_memory.reasoners.extractive.summarize import (
-    key_topics,
-    summarize_items,
-    summarize_turns,
-)
+from agent_memory.reasoners.extractive.profile import summarize_items
+from agent_memory.reasoners.extractive.summarize import key_topics, summarize_turns
 from agent_memory.tokens import count_tokens
 
 LOCOMO = Path(__file__).resolve().parents[2] / "../shared/datasets/locomo/locomo_dev.json"

@@ -309,6 +309,9 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
         raise InvalidInputError("nothing to summarize: no previous summary and no turns")
     _score(candidates, names)
     roles = {t.id: t.role for t in turns}
+    for candidate in candidates[: len(candidates) - len(new)]:
+        if candidate.score >= 0:  # kept before: as salient as a new disclosure
+            candidate.score += DISCLOSURE_BONUS
     for candidate in new:
         if candidate.body.rstrip().endswith("?"):
             candidate.score = -1.0  # questions ask; they tell nothing to remember
