@@ -26,7 +26,8 @@ from pathlib import Path
 
 from agent_memory.models import Turn
 from agent_memory.reasoners.extractive.facts import extract_facts
-from agent_memory.reasoners.extractive.summarize import summarize_items, summarize_turns
+from agent_memory.reasoners.extractive.profile import summarize_items
+from agent_memory.reasoners.extractive.summarize import summarize_turns
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "../shared/datasets/locomo/locomo_dev.json"
 

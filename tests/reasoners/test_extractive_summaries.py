@@ -12,12 +12,9 @@ from agent_memory.errors import InvalidInputError
 from agent_memory.models import Turn
 from agent_memory.reasoners.base import SummaryDraft
 from agent_memory.reasoners.extractive import ExtractiveReasoner
+from agent_memory.reasoners.extractive.profile import summarize_items
 from agent_memory.reasoners.extractive.sentences import salience, split_sentences
-from agent_memory.reasoners.extractive.summarize import (
-    key_topics,
-    summarize_items,
-    summarize_turns,
-)
+from agent_memory.reasoners.extractive.summarize import key_topics, summarize_turns
 from agent_memory.tokens import count_tokens
 
 LOCOMO = Path(__file__).resolve().parents[2] / "../shared/datasets/locomo/locomo_dev.json"
@@ -71,20 +68,52 @@ def test_salience_penalises_filler_and_rewards_central_sentences() -> None:
 
 # --- thread summaries ------------------------------------------------------------------------
 
-def test_summary_names_speakers_keeps_order_and_drops_filler() -> None:
+def test_summary_compresses_in_third_person_and_drops_filler_and_questions() -> None:
     draft = summarize_turns(None, CHAT, max_tokens=200)
-    lines = draft.text.splitlines()
-    assert lines[0].startswith("Jon: I lost my job as a banker the week before 8 May 2023")
-    assert any(line.startswith("Gina: My clothing store got its first wholesale order of 200 "
-                               "jackets on 7 May 2023.") for line in lines)
-    for filler in ("Good to see you", "that's great", "Thanks!"):
+    thread_tokens = sum(count_tokens(t.content) for t in CHAT)
+    assert thread_tokens / count_tokens(draft.text) >= 5
+    for line in draft.text.splitlines():
+        assert line.startswith(("Jon", "Gina")), line
+        assert " I " not in f" {line} " and "my " not in line.lower().split("jon")[0]
+    for filler in ("Good to see you", "that's great", "Thanks!", "?"):
         assert filler not in draft.text
-    positions = [draft.text.index(s) for s in ("banker", "studio space", "200 jackets",
-                                                "Contemporary")]
-    assert positions == sorted(positions)
-    # the question has content, so with room to spare it stays (ranked low; see next tests)
-    assert draft.evidence == ["j1", "j2", "g3", "g4", "j4"]
-    assert count_tokens(draft.text) <= 200
+    assert set(draft.evidence) <= {t.id for t in CHAT}
+
+
+def test_questions_keep_today() -> None:
+    turns = [turn("What would you like to focus on today?", "Advisor", "q1"),
+             turn("Today I signed the lease for my new dance studio downtown.", "Jon", "j1", 1)]
+    draft = summarize_turns(None, turns, max_tokens=200)
+    assert "today" not in draft.text and "8 May 2023" in draft.text
+    assert "What would you like" not in draft.text
+
+
+def test_demo_summaries_compress_and_profile_has_no_advisor_sentence(tmp_path) -> None:
+    import asyncio
+
+    from agent_memory import AsyncMemory
+    from agent_memory.cli.demo import demo_batches
+    from agent_memory.config import Settings
+
+    async def run() -> tuple[list[float], str]:
+        settings = Settings(store=str(tmp_path / "demo.db"))
+        async with AsyncMemory.open(settings) as memory:
+            ratios = []
+            for batch in demo_batches():
+                turns = await memory.add_turns(batch.turns)
+                await memory.generate_thread_summary("priya", batch.thread_id)
+                await memory.extract_facts("priya", batch.thread_id)
+                summary = await memory.get_summary("priya", batch.thread_id)
+                ratios.append(sum(count_tokens(t.content) for t in turns)
+                              / count_tokens(summary.content))
+            await memory.generate_user_summary("priya")
+            profile = await memory.get_profile("priya")
+            return ratios, profile.content
+
+    ratios, profile = asyncio.run(run())
+    assert min(ratios) >= 5
+    assert "Advisor" not in profile and "you" not in profile.lower().split()
+    assert "Priya's husband and she want to buy their first home" in profile
 
 
 def test_summary_respects_small_budgets() -> None:
@@ -117,7 +146,7 @@ def test_incremental_summary_stays_within_budget_over_30_calls() -> None:
         summary = draft.text
     assert summary is not None and "marathon" in summary
     lines = summary.splitlines()
-    assert all(line.startswith("Ana: ") for line in lines)
+    assert all(line.startswith("Ana ") for line in lines)
 
 
 def test_incremental_summary_keeps_salient_old_content() -> None:
@@ -128,14 +157,15 @@ def test_incremental_summary_keeps_salient_old_content() -> None:
     ]
     second = summarize_turns(first.text, later, max_tokens=200)
     assert "dance studio" in second.text and "lease is signed" in second.text
-    assert "banker" in second.text  # old content survives when it still fits
+    kept = [line for line in first.text.splitlines() if line in second.text]
+    assert kept  # old content survives when it still fits
     assert second.evidence == ["j5"]  # previous-summary sentences carry no new ids
-    assert second.text.index("banker") < second.text.index("lease")
+    assert second.text.index(kept[0]) < second.text.index("lease")
 
 
 def test_previous_summary_only_and_errors() -> None:
     draft = summarize_turns("Ana: I moved to Lisbon in 2021.", [], max_tokens=50)
-    assert draft.text == "Ana: I moved to Lisbon in 2021."
+    assert draft.text == "Ana moved to Lisbon in 2021."
     assert draft.evidence == []
     with pytest.raises(InvalidInputError):
         summarize_turns(None, [], max_tokens=50)
@@ -181,7 +211,9 @@ def test_user_summary_folds_thread_summaries_with_speakers() -> None:
     thread = summarize_turns(None, CHAT, 200).text
     profile = summarize_items(None, [thread], 60)
     assert count_tokens(profile.text) <= 60
-    assert profile.text.splitlines()[0].split(":")[0] in {"Jon", "Gina"}
+    labels = {line.split(":")[0] for line in profile.text.splitlines()}
+    assert labels and all(label[0].isupper() and label not in {"Jon", "Gina"}
+                          for label in labels)
 
 
 async def test_reasoner_interface_returns_valid_models() -> None:
@@ -214,10 +246,9 @@ def test_locomo_conversation_summarised_session_by_session() -> None:
         assert count_tokens(draft.text) <= 250
         assert set(draft.evidence) <= {t.id for t in turns}
         for line in draft.text.splitlines():
-            assert line.split(":")[0] in {"Caroline", "Melanie"}
-        if session == 1:
-            assert "Caroline: I went to a LGBTQ support group on 7 May 2023" in draft.text
-            assert "D1:3" in draft.evidence
+            assert "Caroline" in line or "Melanie" in line, line
+        new_tokens = sum(count_tokens(t.content) for t in turns)
+        assert count_tokens(draft.text) <= count_tokens(summary or "") + max(16, new_tokens // 5)
         summary = draft.text
         session += 1
     assert session > 10

@@ -16,6 +16,7 @@ from rich.panel import Panel
 from ..client import AsyncMemory, TurnInput
 from ..config import Settings
 from ..ingest import ThreadBatch
+from ..tokens import count_tokens
 from .render import console, hits_table
 
 USER = "priya"
@@ -74,6 +75,7 @@ def demo_batches() -> list[ThreadBatch]:
                 user_id=USER, thread_id=thread_id, role=role, content=text,
                 speaker=CLIENT if role == "user" else ADVISOR,
                 created_at=start + timedelta(minutes=2 * i), id=f"{thread_id}:{i}", seq=i,
+                metadata={"pronouns": "she/her"} if role == "user" else {},
             )
             for i, (role, text) in enumerate(turns)
         ]))
@@ -95,7 +97,10 @@ async def run_demo(store: Path, settings: Settings) -> None:
             console.print(f"1. stored {len(turns)} turns (embedded and indexed)")
             step = await memory.generate_thread_summary(USER, batch.thread_id)
             summary = await memory.get_summary(USER, batch.thread_id)
-            console.print(f"2. generate_thread_summary read {step.turns_read} new turns:")
+            ratio = (sum(count_tokens(t.content) for t in turns)
+                     / max(1, count_tokens(summary.content if summary else "")))
+            console.print(f"2. generate_thread_summary read {step.turns_read} new turns "
+                          f"(compression {ratio:.1f}:1 in tokens):")
             console.print(Panel(summary.content if summary else "-", title="thread summary",
                                 subtitle=", ".join(summary.key_topics) if summary else ""))
             step = await memory.extract_facts(USER, batch.thread_id)

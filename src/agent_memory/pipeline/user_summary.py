@@ -1,7 +1,9 @@
 """generate_user_summary: the cross-thread user profile (seed 000 user_summary).
 
-Stored under ``user_summary_{user_id}`` with ``thread_id="__user_summary__"``. Incremental: the
-existing profile is merged with only the thread summaries and facts updated after its watermark.
+Stored under ``user_summary_{user_id}`` with ``thread_id="__user_summary__"``. Built from what
+is known about the user, facts and insights (not thread summaries, which also report what the
+assistant said). Incremental: the existing profile is merged with only the facts and insights
+updated after its watermark.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from ..models import (
     Fact,
     MemoryRecord,
     RecordKind,
-    ThreadSummary,
     UserProfile,
     merge_ids,
     profile_id,
@@ -23,9 +24,6 @@ from .context import Components, StepResult
 
 
 def _item_text(record: MemoryRecord) -> str:
-    when = record.created_at.strftime("%d %B %Y").lstrip("0")
-    if isinstance(record, ThreadSummary):
-        return f"[{when}] {record.content}"
     return record.content
 
 
@@ -52,10 +50,10 @@ async def _summarize_user(c: Components, user_id: str) -> StepResult:
     watermark = previous.watermark if previous else None
     # only what changed after the watermark is read (an indexed range on updated_at)
     candidates = await c.store.list(
-        user_id, RecordQuery(kinds=frozenset({RecordKind.SUMMARY, RecordKind.FACT}),
+        user_id, RecordQuery(kinds=frozenset({RecordKind.FACT, RecordKind.INSIGHT}),
                              updated_after=watermark)
     )
-    items = [r for r in candidates if isinstance(r, ThreadSummary | Fact)]
+    items = [r for r in candidates if isinstance(r, Fact) and r.active]
     result = StepResult(step="user_summary", user_id=user_id)
     if not items:
         return result

@@ -1,8 +1,9 @@
 """The offline ``extractive`` reasoner: no LLM, no network, deterministic.
 
-Modules: :mod:`.sentences` (splitting, salience), :mod:`.summarize` (thread summaries and
-profiles under a token budget), :mod:`.facts` (self-disclosure extraction, third-person
-rewriting), :mod:`.dates` (relative dates made absolute).
+Modules: :mod:`.sentences` (splitting, salience), :mod:`.summarize` (thread summaries that
+compress), :mod:`.profile` (profiles grouped by category), :mod:`.facts` (self-disclosure
+extraction), :mod:`.person` (third-person rewriting), :mod:`.dates` (relative dates made
+absolute).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from . import planner as _planner
 from . import reconcile as _reconcile
 from . import reflection as _reflection
 from .facts import extract_facts
-from .summarize import summarize_items, summarize_turns
+from .profile import summarize_items
+from .summarize import summarize_turns
 
 __all__ = ["ExtractiveReasoner"]
 
@@ -59,7 +61,8 @@ class ExtractiveReasoner(Reasoner):
     async def summarize_user(
         self, previous: str | None, items: Sequence[str], max_tokens: int
     ) -> SummaryDraft:
-        """See :func:`.summarize.summarize_items` (newer near-duplicates win)."""
+        """See :func:`.profile.summarize_items` (grouped by category, newer near-duplicates
+        win)."""
         return await run_in_worker(summarize_items, previous, list(items), max_tokens)
 
     # -- sessions (seed 001): see :mod:`.reflection` and :mod:`.planner` ------------------

@@ -1,22 +1,20 @@
 """Self-disclosure fact extraction with third-person rewriting.
 
-A fact is one sentence in which the speaker tells something about themself, their family,
-work, plans or likes ("I", "I'm", "my", "we", "our", "me", ...), rewritten to stand alone:
-"I went to a LGBTQ support group yesterday" said by Caroline on 8 May 2023 becomes
-"Caroline went to a LGBTQ support group on 7 May 2023."
+A fact is one sentence in which the person the memory is about tells something about
+themself, their family, work, plans or likes ("I", "I'm", "my", "we", "our", "me", ...),
+rewritten to stand alone (:mod:`.person`): "I went to a LGBTQ support group yesterday" said by
+Caroline on 8 May 2023 becomes "Caroline went to a LGBTQ support group on 7 May 2023."
+
+Only turns with role ``user`` are read: the people the memory is about (in a two-person
+conversation such as LoCoMo both speakers are users, and each fact's subject is the speaker who
+disclosed it). Assistant, tool and system turns never give facts, so an advisor's "Noted, I
+will send email summaries" is not a fact about anyone.
 
 Left out: questions, greetings, bare reactions ("I'm so happy for you!"), sentences aimed at the
 listener more than at the speaker, and sentences with fewer than four words or two content
-terms. Turns from tools and the system are ignored.
-
-Rewriting (the rest of the sentence is kept verbatim): I/me -> the speaker's name, with verb
-agreement on the next verb ("I am" -> "is", "I have" -> "has", "I love" -> "loves", "I was"
-stays), I'm/I've/I'd/I'll -> "is"/"has"/"would" or "had"/"will", my/mine -> "Name's",
-myself -> "themself"; we/us -> "Name and family" when the sentence mentions family, else
-"Name and others" (later: they/them), our/ours -> "Name's" (later: their/theirs). Always naming
-the speaker for I/me/my avoids pronouns that could point at someone else in the sentence.
+terms. Leading interjections, vocatives and labels ("Quick update: ...") are stripped.
 Relative dates are resolved first (:mod:`.dates`). Subjectless openings ("Gonna continue my
-edu") get the speaker as subject ("Caroline is going to continue Caroline's edu").
+edu") get the speaker as subject ("Caroline is going to continue their edu").
 """
 
 from __future__ import annotations
@@ -27,16 +25,20 @@ from collections.abc import Sequence
 from ...models import Role, Turn, normalize_text
 from ..base import FactDraft, FactExtraction
 from .dates import resolve_dates
-from .sentences import content_terms, entities, split_sentences, word_set, words
+from .person import SELF_WORDS as _SELF_WORDS
+from .person import YOU_WORDS as _YOU_WORDS
+from .person import Speaker, household_of, parse_pronouns, to_third_person
+from .sentences import content_terms, entities, split_sentences, words
 
-_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\s+|.", re.DOTALL)
 _INTERJECTION = re.compile(
     r"^(?:(?:yeah|yes|yep|yup|nope|yay|whoa|oh|wow|well|so|haha+|hah|lol|omg|hey|aw+|um+|hmm+|"
     r"honestly|"
     r"actually|ah+|ok|okay|sure|absolutely|totally|true|definitely|nah|man|gosh|ugh|anyway|"
-    r"anyways|btw|by the way|also|and|but|plus|oh man|oh no|ha)\b[\s,!.\u2026-]*)+",
+    r"anyways|btw|by the way|also|and|but|plus|oh man|oh no|ha|then|noted)\b[\s,!.\u2026-]*)+",
     re.IGNORECASE,
 )
+_LABEL = re.compile(r"^[A-Za-z]+(?: [A-Za-z]+){0,2}:\s+(?=\S)")
+"""A leading label such as "Quick update: " or "Note: "."""
 _SUBJECTLESS = re.compile(
     r"^(?:(?P<lead>gonna|going to|planning (?:to|on)|thinking (?:of|about)|hoping to|"
     r"trying to|looking forward to|heading|off to|still \w+ing)"
@@ -49,15 +51,6 @@ _REACTION = re.compile(
     r"agree|know what you|know how you|understand|hear you|can't wait to (?:see|hear)|"
     r"appreciate (?:it|that|you|your)|(?:am|'m) (?:so |really |very )?"
     r"(?:glad|happy|sorry|proud|excited|thrilled|thankful|grateful) (?:for|of|to hear|you|that you))",
-    re.IGNORECASE,
-)
-_SELF_WORDS = word_set(
-    "i i'm i've i'd i'll my me mine we we're we've we'd we'll our ours us"
-)
-_YOU_WORDS = word_set("you you're you've you'd you'll your yours yourself")
-_FAMILY_WORDS = re.compile(
-    r"\b(?:kids?|children|child|son|daughter|husband|wife|partner|family|mom|dad|mother|"
-    r"father|parents|sister|brother|baby|grandma|grandpa|fiance|fiancee|boyfriend|girlfriend)\b",
     re.IGNORECASE,
 )
 _HEDGE = re.compile(
@@ -74,26 +67,6 @@ _LIFE_EVENT = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d")
-_ADVERBS = word_set(
-    """really just also always usually still never often sometimes actually totally
-    definitely kinda finally even only recently honestly truly absolutely mostly already
-    currently seriously personally literally generally rarely barely hardly certainly
-    probably once now then too def sooo so"""
-)
-_THIRD_SINGULAR = {
-    "am": "is", "have": "has", "do": "does", "go": "goes", "haven't": "hasn't",
-    "don't": "doesn't", "are": "is", "were": "was", "weren't": "wasn't", "aren't": "isn't",
-}
-_KEEP_VERB = word_set(
-    """can could will would should might must may shall can't couldn't won't wouldn't
-    shouldn't didn't wasn't was did had got went saw made took came felt found told said thought
-    knew began brought bought caught taught fought built sent spent left kept slept met read led
-    held heard lost meant paid sat stood understood won wore drove rode wrote spoke broke chose
-    woke gave ate fell grew threw drew flew ran sang drank swam hung struck stuck dug shot lit
-    hid quit cut hit hurt let put set shut became forgot rose sold been gotta wanna gonna
-    and or but as to in at for with the a an of on if than that who which when while myself
-    too not also"""
-)
 CATEGORY_KEYWORDS: dict[str, tuple[str, ...]] = {
     "identity": ("transgender", "trans", "gay", "lesbian", "bisexual", "queer", "lgbtq*",
                  "nonbinary", "identity", "religio*", "christian", "muslim", "jewish", "atheist",
@@ -180,116 +153,14 @@ def categorize(text: str) -> str:
     return max(CATEGORY_PRIORITY, key=lambda c: (hits.get(c, 0), -CATEGORY_PRIORITY.index(c)))
 
 
-def _s_form(verb: str) -> str:
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
 
-
-def _next_word(tokens: list[str], index: int) -> int | None:
-    """Index of the next word token after ``index`` when only whitespace lies between."""
-    j = index + 1
-    while j < len(tokens) and tokens[j].isspace():
-        j += 1
-    if j < len(tokens) and tokens[j][0].isalpha():
-        return j
-    return None
-
-
-def _agree(tokens: list[str], subject: int) -> None:
-    """Put the verb after a rewritten "I" (now a third-person singular name) in agreement."""
-    j = _next_word(tokens, subject)
-    while j is not None:
-        low = tokens[j].lower()
-        if low in ("kind", "sort"):
-            k = _next_word(tokens, j)
-            if k is not None and tokens[k].lower() == "of":
-                j = _next_word(tokens, k)
-                continue
-        if low in _ADVERBS or (low.endswith("ly") and len(low) > 4):
-            j = _next_word(tokens, j)
-            continue
-        break
-    if j is None:
-        return
-    verb = tokens[j]
-    low = verb.lower()
-    if low in _THIRD_SINGULAR:
-        tokens[j] = _THIRD_SINGULAR[low]
-    elif low in _KEEP_VERB or low.endswith("ed") or "'" in low or verb[0].isupper():
-        return
-    else:
-        tokens[j] = _s_form(low)
-
-
-def to_third_person(sentence: str, name: str) -> str:
-    """Rewrite a first-person ``sentence`` about ``name`` in the third person.
-
-    See the module docstring for the rules. ``name`` is used as written ("Caroline",
-    "The user"; "the user" inside a sentence).
-    """
-    lower_name = name[0].lower() + name[1:] if name.startswith("The ") else name
-    group = f"{name} and family" if _FAMILY_WORDS.search(sentence) else f"{name} and others"
-    lower_group = f"{lower_name}{group[len(name):]}"
-    tokens = _TOKEN.findall(sentence)
-    group_named = False
-    for i, token in enumerate(tokens):
-        low = token.lower()
-        if low not in _SELF_WORDS and low not in ("myself", "ourselves"):
-            continue
-        if token == "US":  # the country
-            continue
-        at_start = all(t.isspace() or not t[0].isalnum() for t in tokens[:i])
-        person = name if at_start else lower_name
-        if low in ("i", "me"):
-            tokens[i] = person
-            if low == "i":
-                _agree(tokens, i)
-            continue
-        if low in ("i'm", "i've", "i'd", "i'll"):
-            tail = {"i'm": "is", "i've": "has", "i'll": "will"}.get(low)
-            if tail is None:
-                nxt = _next_word(tokens, i)
-                participle = nxt is not None and tokens[nxt].lower() in (
-                    "been", "had", "done", "gone", "never", "already", "seen")
-                tail = "had" if participle else "would"
-            tokens[i] = f"{person} {tail}"
-            continue
-        if low in ("my", "mine"):
-            tokens[i] = f"{person}'s"
-            continue
-        if low == "myself":
-            tokens[i] = "themself"
-            continue
-        if low == "ourselves":
-            tokens[i] = "themselves"
-            continue
-        if low in ("our", "ours"):
-            tokens[i] = f"{person}'s" if not group_named else ("their" if low == "our" else "theirs")
-            if at_start and group_named:
-                tokens[i] = tokens[i].capitalize()
-            continue
-        # we / us and their contractions: a group, named once
-        base, _, contraction = low.partition("'")
-        if group_named:
-            word = "they" if base == "we" else "them"
-            word = word.capitalize() if at_start else word
-        else:
-            word = group if at_start else lower_group
-            group_named = True
-        tail = {"re": " are", "ve": " have", "ll": " will", "d": " would"}.get(contraction, "")
-        tokens[i] = word + tail
-    return "".join(tokens)
-
-
-def _clean(sentence: str, names: frozenset[str]) -> str:
+def clean_sentence(sentence: str, names: frozenset[str]) -> str:
     """Strip leading interjections and vocatives ("Yeah, Mel, I ...") and normalise quotes."""
     text = sentence.replace("\u2019", "'").replace("\u2018", "'").strip()
     for _ in range(3):
         before = text
         text = _INTERJECTION.sub("", text).lstrip()
+        text = _LABEL.sub("", text, count=1)
         head, sep, rest = text.partition(",")
         vocative = head.strip().lower()
         if sep and len(vocative) > 1 and any(n.startswith(vocative) for n in names):
@@ -301,7 +172,7 @@ def _clean(sentence: str, names: frozenset[str]) -> str:
     return text
 
 
-def _is_disclosure(text: str) -> bool:
+def is_disclosure(text: str) -> bool:
     """True when ``text`` is a self-disclosing statement worth a fact (see module docstring)."""
     if text.endswith("?") or _REACTION.search(text):
         return False
@@ -368,48 +239,53 @@ def score_confidence(original: str, role: Role, dated: bool) -> float:
     return round(max(0.3, min(0.95, score)), 2)
 
 
-def _add_subject(text: str, name: str) -> str:
-    """Give a subjectless opening the speaker as subject ("Gonna try" -> "Name is going to try",
-    "Just got back" -> "Name just got back", "Been busy" -> "Name has been busy")."""
+def _add_subject(text: str) -> str:
+    """Give a subjectless opening "I" as subject ("Gonna try" -> "I am going to try",
+    "Just got back" -> "I just got back", "Been busy" -> "I have been busy"); the rewriting
+    then names the speaker."""
     match = _SUBJECTLESS.match(text)
     if not match:
         return text
     opening = match.group(0).lower()
     if match.group("lead"):
         opening = "going to" if opening == "gonna" else opening
-        return f"{name} is {opening}{text[match.end():]}"
+        return f"I am {opening}{text[match.end():]}"
     if match.group("just"):
-        return f"{name} {opening}{text[match.end():]}"
-    return f"{name} has {opening}{text[match.end():]}"
+        return f"I {opening}{text[match.end():]}"
+    return f"I have {opening}{text[match.end():]}"
 
 
-def _finish(text: str) -> str:
+def finish_sentence(text: str) -> str:
     text = text.rstrip().rstrip("!.\u2026 ").rstrip()
     return f"{text}." if text else text
 
 
-def facts_from_turn(turn: Turn, names: frozenset[str] = frozenset()) -> list[FactDraft]:
+def facts_from_turn(
+    turn: Turn, names: frozenset[str] = frozenset(), speaker: Speaker | None = None
+) -> list[FactDraft]:
     """The facts disclosed in one turn (possibly none).
 
     Args:
-        turn: a user or assistant turn; tool and system turns give no facts.
+        turn: a turn; only ``user`` turns give facts (see the module docstring).
         names: lower-cased names of the people in the conversation (vocatives are stripped).
+        speaker: how to refer to the speaker (pronouns, household); defaults to
+            :func:`speaker_name` with the turn's ``metadata["pronouns"]``.
 
     Returns:
         One :class:`FactDraft` per self-disclosing sentence, in sentence order.
     """
-    if turn.role not in (Role.USER, Role.ASSISTANT):
+    if turn.role != Role.USER:
         return []
     name = speaker_name(turn)
+    if speaker is None:
+        speaker = Speaker(name, parse_pronouns(turn.metadata.get("pronouns")))
     facts: list[FactDraft] = []
     for raw in split_sentences(turn.content):
-        sentence = _clean(raw, names)
-        if not sentence or not _is_disclosure(sentence):
+        sentence = clean_sentence(raw, names)
+        if not sentence or not is_disclosure(sentence):
             continue
         resolved = resolve_dates(sentence, turn.created_at)
-        text = resolved.text
-        text = _add_subject(text, name)
-        text = _finish(to_third_person(text, name))
+        text = finish_sentence(to_third_person(_add_subject(resolved.text), speaker))
         dated = resolved.date is not None
         category = categorize(sentence)
         facts.append(
@@ -426,8 +302,28 @@ def facts_from_turn(turn: Turn, names: frozenset[str] = frozenset()) -> list[Fac
     return facts
 
 
+def speakers_of(turns: Sequence[Turn]) -> dict[str, Speaker]:
+    """How to refer to each speaker of ``turns``: name, pronouns (the first turn with
+    ``metadata["pronouns"]``) and household (the first "my husband", "my kids", ...)."""
+    pronouns: dict[str, str] = {}
+    households: dict[str, str] = {}
+    for turn in turns:
+        name = speaker_name(turn)
+        found = parse_pronouns(turn.metadata.get("pronouns"))
+        if found and name not in pronouns:
+            pronouns[name] = found
+        household = household_of(turn.content)
+        if household and name not in households:
+            households[name] = household
+    return {
+        name: Speaker(name, pronouns.get(name), households.get(name))
+        for name in dict.fromkeys(speaker_name(t) for t in turns)
+    }
+
+
 def extract_facts(turns: Sequence[Turn]) -> FactExtraction:
-    """Facts from self-disclosing sentences of ``turns``, exact duplicates removed.
+    """Facts from self-disclosing sentences of the user turns in ``turns``, exact duplicates
+    removed.
 
     Returns:
         A :class:`FactExtraction` with facts in turn order; a fact repeated verbatim (after
@@ -438,10 +334,11 @@ def extract_facts(turns: Sequence[Turn]) -> FactExtraction:
         for turn in turns if turn.speaker
         for part in (turn.speaker, turn.speaker.split()[0])
     )
+    speakers = speakers_of(turns)
     seen: set[str] = set()
     facts: list[FactDraft] = []
     for turn in turns:
-        for fact in facts_from_turn(turn, names):
+        for fact in facts_from_turn(turn, names, speakers[speaker_name(turn)]):
             key = normalize_text(fact.text)
             if key not in seen:
                 seen.add(key)

@@ -1,17 +1,23 @@
-"""Extractive thread summaries and user profiles under a token budget.
+"""Extractive thread summaries that compress, and user profiles under a token budget.
 
-Both summaries are made the same way: the previous summary is split back into sentences, the
-new material is split into sentences, and all of them compete on salience
-(:func:`.sentences.salience`, centroid TF-IDF). The most salient sentences are taken greedily
-while the budget (:func:`agent_memory.tokens.count_tokens`) allows, skipping filler and
-near-duplicates of a sentence already taken, then put back in chronological order. So a summary
-never outgrows its budget however many times it is updated, and it keeps the most salient of
-its old content.
+Thread (and session) summaries: every sentence of the new turns competes on salience
+(:func:`.sentences.salience`, centroid TF-IDF: a sentence central to what the conversation is
+about scores high), with a bonus for the user's self-disclosures and decisions; greetings,
+backchannel ("Great progress") and questions are left out. The most salient sentences are taken
+greedily within the budget, skipping near-duplicates, and put back in chronological order. The
+budget compresses: at most one token of summary per :data:`COMPRESSION` tokens of turns
+(at least :data:`MIN_SUMMARY_TOKENS`, at most ``max_tokens``), added to the previous
+summary's length when a summary is updated, so a thread summary stays at
+:data:`COMPRESSION`:1 or better however often it is updated (threads shorter than
+``COMPRESSION x MIN_SUMMARY_TOKENS`` tokens compress less).
 
-Layout: one line per speaker run, ``"Caroline: I went to a LGBTQ support group on 7 May 2023.
-It was so powerful."``, so the summary says who said what; relative dates in new turns are
-resolved against each turn's ``created_at`` (:mod:`.dates`). Lines without a ``Name:`` prefix
-(material from other reasoners, facts) are kept as plain sentences.
+Sentences are reported in the third person (:mod:`.person`): "Priya is 34 and works as a
+nurse.", "Advisor said a conservative mix for the deposit fund makes sense." Relative dates in
+statements are resolved against each turn's ``created_at`` (:mod:`.dates`); questions are never
+rewritten (a question's "today" is not a date anyone stated). The previous summary is split
+back into sentences and competes with the new ones, so its most salient content survives.
+
+Profiles: :mod:`.profile`.
 """
 
 from __future__ import annotations
@@ -22,12 +28,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...errors import InvalidInputError
-from ...models import Turn
+from ...models import Role, Turn
 from ...tokens import count_tokens, truncate_tokens
 from ..base import SummaryDraft
 from .dates import MONTHS, WEEKDAYS, resolve_dates
-from .facts import speaker_name
-from .sentences import FILLER, STOPWORDS, content_terms, jaccard, salience, split_sentences
+from .facts import (
+    categorize,
+    clean_sentence,
+    finish_sentence,
+    is_disclosure,
+    score_importance,
+    speaker_name,
+    speakers_of,
+)
+from .person import Speaker, address_listener, to_third_person
+from .sentences import (
+    FILLER,
+    STOPWORDS,
+    content_terms,
+    entities,
+    jaccard,
+    salience,
+    split_sentences,
+)
 
 _PREFIX = re.compile(r"^(?P<name>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,2}):\s+(?P<body>\S.*)$")
 _CALENDAR_WORDS = frozenset(
@@ -37,9 +60,6 @@ _TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+|[^\sA-Za-z]+")
 
 DUPLICATE_THRESHOLD = 0.8
 """Jaccard overlap of content terms above which a sentence repeats one already kept."""
-NEWER_WINS_THRESHOLD = 0.6
-"""Jaccard overlap above which :func:`summarize_items` treats two sentences as one statement
-and keeps only the newer."""
 
 
 @dataclass(slots=True)
@@ -52,10 +72,14 @@ class _Candidate:
     turn_id: str | None = None
     terms: tuple[str, ...] = ()
     score: float = 0.0
+    display: str | None = None
+    """The sentence as written into the summary (third person), when it differs from body."""
 
     @property
     def cost(self) -> int:
         """Tokens this sentence adds, counting its own speaker prefix (an upper bound)."""
+        if self.display is not None:
+            return count_tokens(self.display)
         prefix = count_tokens(f"{self.speaker}:") if self.speaker else 0
         return prefix + count_tokens(self.body)
 
@@ -101,6 +125,10 @@ def _render(chosen: Sequence[_Candidate]) -> str:
     lines: list[str] = []
     current: str | None = None
     for candidate in chosen:
+        if candidate.display is not None:
+            lines.append(candidate.display)
+            current = None
+            continue
         if lines and candidate.speaker is not None and candidate.speaker == current:
             lines[-1] = f"{lines[-1]} {candidate.body}"
         else:
@@ -143,7 +171,8 @@ def key_topics(texts: Sequence[str], names: Sequence[str] = (), limit: int = 5) 
     return topics
 
 
-def _check_budget(max_tokens: int) -> None:
+def check_budget(max_tokens: int) -> None:
+    """Raise ``InvalidInputError`` unless ``max_tokens`` is a positive integer."""
     if not isinstance(max_tokens, int) or max_tokens < 1:
         raise InvalidInputError(f"max_tokens must be a positive integer, got {max_tokens!r}")
 
@@ -162,7 +191,8 @@ def _finish(candidates: list[_Candidate], max_tokens: int, names: set[str]) -> S
             evidence.append(candidate.turn_id)
     return SummaryDraft(
         text=_render(chosen),
-        key_topics=key_topics([c.body for c in candidates], sorted(names)),
+        key_topics=key_topics([c.body for c in candidates if c.score >= 0]
+                              or [c.body for c in candidates], sorted(names)),
         evidence=evidence,
     )
 
@@ -186,69 +216,108 @@ def _score(candidates: list[_Candidate], names: set[str]) -> None:
         candidate.score = score
 
 
+def compression_budget(previous: str | None, turns: Sequence[Turn], max_tokens: int) -> int:
+    """Tokens a summary of ``turns`` folded into ``previous`` may use (see the module
+    docstring): ``min(max_tokens, tokens(previous) + max(MIN_SUMMARY_TOKENS,
+    tokens(turns) // COMPRESSION))``."""
+    new = sum(count_tokens(t.content) for t in turns) // COMPRESSION
+    old = count_tokens(previous) if previous else 0
+    return min(max_tokens, old + max(MIN_SUMMARY_TOKENS, new))
+
+
+def _said(name: str, text: str, proper: set[str]) -> str:
+    """``"Advisor said a conservative mix makes sense."``: reported speech for a sentence that
+    does not name its speaker (its first word is lower-cased unless it is a name)."""
+    first = text.split(" ", 1)[0]
+    if first not in proper and not (len(first) > 1 and first.isupper()):
+        text = text[:1].lower() + text[1:]
+    return f"{name} said {text}"
+
+
+def _third_person(turn: Turn, sentence: str, speaker: Speaker, listener: str | None,
+                  names: frozenset[str], proper: set[str]) -> str:
+    """``sentence`` of ``turn`` as the summary reports it."""
+    text = clean_sentence(sentence, names)
+    if turn.role == Role.USER:
+        text = to_third_person(text, speaker)
+    if listener:
+        text = address_listener(text, listener)
+    text = finish_sentence(text)
+    if speaker.name.lower() not in text.lower():
+        text = _said(speaker.name, text, proper)
+    return text
+
+
+_DECISION = re.compile(
+    r"\b(?:decided|decide|will|going to|plan(?:ning)? to|want to|would like to|prefer|"
+    r"chose|agreed)\b", re.IGNORECASE)
+DISCLOSURE_BONUS = 0.15
+"""Salience added to a user's self-disclosure or decision of importance 5
+(:func:`.facts.score_importance`, scaled linearly): what a memory exists to keep."""
+MIN_SUMMARY_TOKENS = 16
+"""Smallest compression budget: room for one short sentence."""
+COMPRESSION = 5
+"""Tokens of conversation per token of summary (5:1)."""
+
+
 def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int) -> SummaryDraft:
     """Fold ``turns`` (oldest first) into the ``previous`` thread summary.
 
     Args:
         previous: the stored summary text, or ``None``.
         turns: the turns newer than the summary's watermark.
-        max_tokens: budget of the returned text (:func:`agent_memory.tokens.count_tokens`).
+        max_tokens: the most the returned text may use
+            (:func:`agent_memory.tokens.count_tokens`); the compression budget
+            (:func:`compression_budget`) is usually smaller.
 
     Returns:
-        A :class:`SummaryDraft`: the text (``count_tokens(text) <= max_tokens``), up to 5 key
-        topics and the ids of the new turns whose sentences were kept.
+        A :class:`SummaryDraft`: the text (one third-person sentence per line,
+        ``count_tokens(text) <= compression_budget(...)``), up to 5 key topics and the ids
+        of the new turns whose sentences were kept.
 
     Raises:
         InvalidInputError: ``max_tokens`` < 1, or there is nothing to summarize.
     """
-    _check_budget(max_tokens)
+    check_budget(max_tokens)
+    budget = compression_budget(previous, turns, max_tokens)
     candidates = _previous_candidates(previous)
+    for candidate in candidates:
+        if candidate.speaker:  # a summary in the older "Name: text" layout
+            candidate.display = finish_sentence(to_third_person(candidate.body,
+                                                                candidate.speaker))
     names = {c.speaker for c in candidates if c.speaker}
+    speakers = speakers_of(turns)
+    names.update(speakers)
+    lowered = frozenset(
+        part.lower() for name in names for part in (name, name.split()[0]))
+    proper = {e.split()[0] for t in turns for e in entities(t.content)} | set(names)
+    people = [n for n, _ in Counter(speaker_name(t) for t in turns).most_common()]
+    new: list[_Candidate] = []
     for turn in turns:
         name = speaker_name(turn)
-        names.add(name)
+        others = [p for p in people if p != name]
+        listener = others[0] if len(others) == 1 else None
         for sentence in split_sentences(turn.content):
-            body = resolve_dates(sentence, turn.created_at).text
-            candidates.append(_Candidate(name, body, len(candidates), turn.id))
+            question = sentence.rstrip().endswith("?")
+            body = sentence if question else resolve_dates(sentence, turn.created_at).text
+            candidate = _Candidate(name, body, len(candidates) + len(new), turn.id)
+            candidate.display = _third_person(turn, body, speakers[name], listener, lowered,
+                                              proper)
+            new.append(candidate)
+    candidates += new
     if not candidates:
         raise InvalidInputError("nothing to summarize: no previous summary and no turns")
     _score(candidates, names)
-    return _finish(candidates, max_tokens, names)
-
-
-def summarize_items(previous: str | None, items: Sequence[str], max_tokens: int) -> SummaryDraft:
-    """Merge ``items`` (thread summaries, facts; oldest first) into the ``previous`` profile.
-
-    Newer wins: of two sentences whose content terms overlap by at least
-    :data:`NEWER_WINS_THRESHOLD` (Jaccard), only the later one competes. Later sentences also
-    get a small recency bonus (up to +0.05) so new information is preferred at equal salience.
-
-    Returns:
-        A :class:`SummaryDraft` within ``max_tokens``; ``evidence`` is empty (items carry no
-        turn ids; the pipeline keeps the source ids).
-
-    Raises:
-        InvalidInputError: ``max_tokens`` < 1, or there is nothing to summarize.
-    """
-    _check_budget(max_tokens)
-    candidates = _previous_candidates(previous)
-    for item in items:
-        for parsed in _previous_candidates(item):
-            candidates.append(_Candidate(parsed.speaker, parsed.body, len(candidates)))
-    if not candidates:
-        raise InvalidInputError("nothing to summarize: no previous profile and no items")
-    names = {c.speaker for c in candidates if c.speaker}
-    _score(candidates, names)
-    kept: list[_Candidate] = []
-    for candidate in reversed(candidates):  # newest first: it shadows older near-duplicates
-        if candidate.terms and any(
-            jaccard(candidate.terms, newer.terms) >= NEWER_WINS_THRESHOLD for newer in kept
-        ):
-            continue
-        kept.append(candidate)
-    kept.reverse()
-    total = len(candidates)
-    for candidate in kept:
-        if candidate.score >= 0:
-            candidate.score += 0.05 * (candidate.order + 1) / total
-    return _finish(kept, max_tokens, names)
+    roles = {t.id: t.role for t in turns}
+    for candidate in candidates[: len(candidates) - len(new)]:
+        if candidate.score >= 0:  # kept before: as salient as a new disclosure
+            candidate.score += DISCLOSURE_BONUS
+    for candidate in new:
+        if candidate.body.rstrip().endswith("?"):
+            candidate.score = -1.0  # questions ask; they tell nothing to remember
+        elif candidate.score >= 0 and roles.get(candidate.turn_id or "") == Role.USER and (
+                is_disclosure(clean_sentence(candidate.body, lowered))
+                or _DECISION.search(candidate.body)):
+            importance = score_importance(candidate.body, categorize(candidate.body), False)
+            candidate.score += DISCLOSURE_BONUS * importance / 5
+    return _finish(candidates, budget, names)

@@ -1,0 +1,296 @@
+"""First-person speech rewritten in the third person, for facts and summaries.
+
+:func:`to_third_person` rewrites what a speaker said about themself so that it stands alone:
+"My husband and I want to buy our first home" said by Priya (pronouns "she") becomes
+"Priya's husband and she want to buy their first home". The rules, token by token (the rest
+of the sentence is kept verbatim):
+
+- The first reference to the speaker names them (I/me -> "Priya", my/mine -> "Priya's"); later
+  references use their pronouns when known (:class:`Speaker`, from the turn's
+  ``metadata["pronouns"]``, e.g. "she/her"), else the name again for a subject or object and
+  singular "their"/"themself" for a possessive or reflexive.
+- Verb agreement after a rewritten "I" ("I am" -> "is", "I love" -> "loves", "I was" stays),
+  except in a compound subject ("my husband and I want" keeps "want").
+- A clause coordinated with the sentence's own subject drops the repeated subject
+  ("I'm 34 and I work as a nurse" -> "Priya is 34 and works as a nurse").
+- we/us: the speaker's household when known ("Priya and her husband", :class:`Speaker`), else
+  "Priya and family" when the sentence mentions family, else "Priya and others"; once a group
+  is named (or "X and I" was seen) later we/us/our become they/them/their.
+
+:func:`address_listener` replaces "you"/"your" in a two-person conversation with the
+listener's name, so an advisor's "it is the best return available to you" can be reported.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .sentences import word_set
+
+_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\s+|.", re.DOTALL)
+SELF_WORDS = word_set(
+    "i i'm i've i'd i'll my me mine we we're we've we'd we'll our ours us"
+)
+"""Words by which a speaker refers to themself (lower-cased)."""
+YOU_WORDS = word_set("you you're you've you'd you'll your yours yourself")
+"""Words by which a speaker addresses the listener (lower-cased)."""
+_FAMILY_WORDS = re.compile(
+    r"\b(?:kids?|children|child|son|daughter|husband|wife|partner|family|mom|dad|mother|"
+    r"father|parents|sister|brother|baby|grandma|grandpa|fiance|fiancee|boyfriend|girlfriend)\b",
+    re.IGNORECASE,
+)
+_HOUSEHOLD = re.compile(
+    r"\bmy (husband|wife|partner|fianc[eé]e?|boyfriend|girlfriend|family|kids|children)\b",
+    re.IGNORECASE,
+)
+_ADVERBS = word_set(
+    """really just also always usually still never often sometimes actually totally
+    definitely kinda finally even only recently honestly truly absolutely mostly already
+    currently seriously personally literally generally rarely barely hardly certainly
+    probably once now then too def sooo so"""
+)
+_THIRD_SINGULAR = {
+    "am": "is", "have": "has", "do": "does", "go": "goes", "haven't": "hasn't",
+    "don't": "doesn't", "are": "is", "were": "was", "weren't": "wasn't", "aren't": "isn't",
+}
+_KEEP_VERB = word_set(
+    """can could will would should might must may shall can't couldn't won't wouldn't
+    shouldn't didn't wasn't was did had got went saw made took came felt found told said thought
+    knew began brought bought caught taught fought built sent spent left kept slept met read led
+    held heard lost meant paid sat stood understood won wore drove rode wrote spoke broke chose
+    woke gave ate fell grew threw drew flew ran sang drank swam hung struck stuck dug shot lit
+    hid quit cut hit hurt let put set shut became forgot rose sold been gotta wanna gonna
+    and or but as to in at for with the a an of on if than that who which when while myself
+    too not also"""
+)
+PRONOUNS: dict[str, tuple[str, str, str, str, str]] = {
+    "she": ("she", "her", "her", "hers", "herself"),
+    "he": ("he", "him", "his", "his", "himself"),
+}
+"""Subject, object, possessive, possessive pronoun and reflexive forms per pronoun set."""
+
+
+@dataclass(frozen=True, slots=True)
+class Speaker:
+    """Who a first-person sentence is about.
+
+    Attributes:
+        name: as written in the output ("Priya", "The user"; "the user" inside a sentence).
+        pronoun: ``"she"`` or ``"he"`` when known (:func:`parse_pronouns`), else ``None``
+            (the name is repeated and singular "their" is used).
+        household: the partner or family the speaker means by "we" ("husband"), when known.
+    """
+
+    name: str
+    pronoun: str | None = None
+    household: str | None = None
+
+
+def parse_pronouns(value: object) -> str | None:
+    """``"she"`` / ``"he"`` from a pronouns field ("she/her", "He", "he/him"), else ``None``."""
+    if not isinstance(value, str):
+        return None
+    first = value.strip().lower().split("/")[0].strip()
+    return first if first in PRONOUNS else None
+
+
+def household_of(text: str) -> str | None:
+    """The partner or family noun in "my husband", "my kids", ... (lower-cased), if any."""
+    match = _HOUSEHOLD.search(text)
+    return match.group(1).lower() if match else None
+
+
+def _s_form(verb: str) -> str:
+    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(verb) > 2 and verb.endswith("y") and verb[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _next_word(tokens: list[str], index: int) -> int | None:
+    """Index of the next word token after ``index`` when only whitespace lies between."""
+    j = index + 1
+    while j < len(tokens) and (not tokens[j] or tokens[j].isspace()):
+        j += 1
+    if j < len(tokens) and tokens[j][0].isalpha():
+        return j
+    return None
+
+
+def _previous_word(tokens: list[str], index: int) -> str | None:
+    """The lower-cased word before ``index`` when only whitespace lies between."""
+    j = index - 1
+    while j >= 0 and (not tokens[j] or tokens[j].isspace()):
+        j -= 1
+    return tokens[j].lower() if j >= 0 and tokens[j][:1].isalpha() else None
+
+
+def _agree(tokens: list[str], subject: int) -> None:
+    """Put the verb after a rewritten "I" (now a third-person singular) in agreement."""
+    j = _next_word(tokens, subject)
+    while j is not None:
+        low = tokens[j].lower()
+        if low in ("kind", "sort"):
+            k = _next_word(tokens, j)
+            if k is not None and tokens[k].lower() == "of":
+                j = _next_word(tokens, k)
+                continue
+        if low in _ADVERBS or (low.endswith("ly") and len(low) > 4):
+            j = _next_word(tokens, j)
+            continue
+        break
+    if j is None:
+        return
+    verb = tokens[j]
+    low = verb.lower()
+    if low in _THIRD_SINGULAR:
+        tokens[j] = _THIRD_SINGULAR[low]
+    elif low in _KEEP_VERB or low.endswith("ed") or "'" in low or verb[0].isupper():
+        return
+    else:
+        tokens[j] = _s_form(low)
+
+
+def _group(speaker: Speaker, sentence: str, name: str) -> str:
+    forms = PRONOUNS.get(speaker.pronoun or "")
+    if speaker.household:
+        if forms:
+            return f"{name} and {forms[2]} {speaker.household}"
+        return f"{name} and family"
+    return f"{name} and family" if _FAMILY_WORDS.search(sentence) else f"{name} and others"
+
+
+_CONTRACTION_TAIL = {"i'm": "is", "i've": "has", "i'll": "will"}
+
+
+def to_third_person(sentence: str, speaker: Speaker | str) -> str:
+    """Rewrite a first-person ``sentence`` by ``speaker`` in the third person.
+
+    See the module docstring for the rules. A plain string is taken as the speaker's name.
+    """
+    if isinstance(speaker, str):
+        speaker = Speaker(speaker)
+    name = speaker.name
+    lower_name = name[0].lower() + name[1:] if name.startswith("The ") else name
+    forms = PRONOUNS.get(speaker.pronoun or "")
+    tokens = _TOKEN.findall(sentence)
+    mentioned = False  # the speaker was named already in this sentence
+    subject_first = False  # the sentence opens with the speaker as subject
+    group_named = False
+    for i, token in enumerate(tokens):
+        low = token.lower()
+        if low not in SELF_WORDS and low not in ("myself", "ourselves"):
+            continue
+        if token == "US":  # the country
+            continue
+        at_start = all(not t or t.isspace() or not t[0].isalnum() for t in tokens[:i])
+        person = name if at_start else lower_name
+
+        def cap(word: str, at_start: bool = at_start) -> str:
+            return word[0].upper() + word[1:] if at_start else word
+
+        if low in ("i", "i'm", "i've", "i'd", "i'll"):
+            before = _previous_word(tokens, i)
+            tail = ""
+            if low != "i":
+                tail = _CONTRACTION_TAIL.get(low, "")
+                if not tail:
+                    nxt = _next_word(tokens, i)
+                    participle = nxt is not None and tokens[nxt].lower() in (
+                        "been", "had", "done", "gone", "never", "already", "seen")
+                    tail = "had" if participle else "would"
+            if before == "and" and subject_first and not group_named:
+                # "I'm 34 and I work": the second clause shares the subject
+                if tail:
+                    tokens[i] = tail
+                else:
+                    tokens[i] = ""
+                    if i > 0 and tokens[i - 1].isspace():
+                        tokens[i - 1] = ""
+                    _agree(tokens, i)
+                continue
+            compound = before == "and" and not at_start
+            if not mentioned:
+                word = person
+            else:
+                word = forms[0] if forms else lower_name
+            if compound:  # "my husband and I want": a plural subject
+                group_named = True
+                if tail == "is":
+                    tail = "are"
+                elif tail == "has":
+                    tail = "have"
+            tokens[i] = f"{word} {tail}" if tail else word
+            if at_start:
+                subject_first = True
+            mentioned = True
+            if low == "i" and not compound:
+                _agree(tokens, i)
+            continue
+        if low == "me":
+            tokens[i] = (forms[1] if forms else lower_name) if mentioned else person
+            mentioned = True
+            continue
+        if low == "my":
+            tokens[i] = cap(forms[2] if forms else "their") if mentioned else f"{person}'s"
+            mentioned = True
+            continue
+        if low == "mine":
+            tokens[i] = (forms[3] if forms else "theirs") if mentioned else f"{person}'s"
+            mentioned = True
+            continue
+        if low == "myself":
+            tokens[i] = forms[4] if forms else "themself"
+            continue
+        if low == "ourselves":
+            tokens[i] = "themselves"
+            continue
+        if low in ("our", "ours"):
+            if group_named:
+                tokens[i] = cap("their" if low == "our" else "theirs")
+            elif mentioned:
+                tokens[i] = cap(forms[2] if forms else "their") if low == "our" else (
+                    forms[3] if forms else "theirs")
+            else:
+                tokens[i] = f"{person}'s"
+            mentioned = True
+            continue
+        # we / us and their contractions: a group, named once
+        base, _, contraction = low.partition("'")
+        if group_named:
+            word = cap("they" if base == "we" else "them")
+        else:
+            word = _group(speaker, sentence, person)
+            group_named = True
+            mentioned = True
+        tail = {"re": " are", "ve": " have", "ll": " will", "d": " would"}.get(contraction, "")
+        tokens[i] = word + tail
+    return "".join(tokens)
+
+
+_YOU_FORMS = {
+    "you're": "{} is", "you've": "{} has", "you'll": "{} will", "you'd": "{} would",
+    "your": "{}'s", "yours": "{}'s", "yourself": "{}",
+}
+_YOU_ARE = re.compile(r"\byou (are|have|were)\b", re.IGNORECASE)
+
+
+def address_listener(sentence: str, listener: str) -> str:
+    """Replace the second person in ``sentence`` with ``listener``'s name.
+
+    "That is the best return available to you" -> "... available to Priya"; "you are" /
+    "you have" / "you were" agree with the name ("Priya is").
+    """
+    sentence = _YOU_ARE.sub(
+        lambda m: "you " + {"are": "is", "have": "has", "were": "was"}[m.group(1).lower()],
+        sentence)
+    tokens = _TOKEN.findall(sentence)
+    for i, token in enumerate(tokens):
+        low = token.lower().replace("\u2019", "'")
+        if low == "you":
+            tokens[i] = listener
+        elif low in _YOU_FORMS:
+            tokens[i] = _YOU_FORMS[low].format(listener)
+    return "".join(tokens)
