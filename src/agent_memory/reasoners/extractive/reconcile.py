@@ -48,8 +48,9 @@ apartment" 0.848, "loves jazz" / "hates jazz" 0.825); paraphrases above ("lives 
 "resides in Lisbon" 0.918). Chosen on ``data/reconcile_pairs.jsonl``."""
 
 SAME_VALUE = 0.8
-"""Cosine similarity of two predicates of one single-valued attribute from which they state
-the same value ("works as a nurse" / "is a nurse" 0.795 is nested, so decided by terms)."""
+"""Cosine similarity of two predicates of one single-valued attribute below which they state
+different values (a contradiction); between it and :data:`PREDICATE_DUPLICATE` the pair is
+left undecided ("owns his apartment" / "rents his apartment", 0.848)."""
 
 NEGATION_SIMILARITY = 0.7
 """Cosine similarity of an affirmed and a denied predicate that share a term, from which the
@@ -107,18 +108,17 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
     numbers_differ = a.numbers != b.numbers
     same_attribute = attr_a is not None and attr_a == attr_b
     if a.positive and same_attribute:
-        if a.when and b.when and a.when != b.when:
-            return None, ""
         value_a, value_b = _values(a, attr_a), _values(b, attr_b)
-        same_value = (not numbers_differ and not names_differ
-                      and (value_a == value_b or _nested(value_a, value_b)
-                           or _nested(_names(a), _names(b))
-                           or (sim is not None and sim >= SAME_VALUE)))
-        if same_value and "end" not in (a.change, b.change):
+        agree = not numbers_differ and not names_differ and "end" not in (a.change, b.change)
+        if agree and (value_a == value_b or _nested(value_a, value_b)
+                      or _nested(_names(a), _names(b)) or close):
             return "same", f"same {attr_a} of {a.subject}"
-        if a.when and b.when:
-            return None, ""
-        return "conflict", f"{attr_a} of {a.subject}: '{a.predicate}' vs '{b.predicate}'"
+        if not numbers_differ and a.numbers:
+            return None, ""  # same number, other words: not a changed value
+        if (numbers_differ or names_differ
+                or (sim is not None and sim < SAME_VALUE) or sim is None):
+            return "conflict", f"{attr_a} of {a.subject}: '{a.predicate}' vs '{b.predicate}'"
+        return None, ""  # close but not close enough to be one value: not sure
     if numbers_differ and a.numbers and b.numbers and a.positive:
         if a.terms == b.terms and a.terms:
             return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (numbers)"
@@ -128,8 +128,10 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
     if a.terms == b.terms and a.terms:
         return "same", f"same claim about {a.subject}"
     named = bool(_names(a)) and _names(a) == _names(b) and sim is not None and sim >= SAME_VALUE
-    if attr_a != attr_b and not named:
-        return None, ""  # one single-valued attribute and another, or none
+    if attr_a is not None and attr_b is not None and attr_a != attr_b:
+        return None, ""  # two different single-valued attributes
+    if attr_a != attr_b and not (named or _nested(a.terms, b.terms)):
+        return None, ""  # a single-valued attribute and a predicate of none
     if _nested(a.terms, b.terms) or close or named:
         return "same", f"same claim about {a.subject}"
     return None, ""
