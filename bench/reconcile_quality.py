@@ -22,6 +22,7 @@ from pathlib import Path
 
 from agent_memory.embedders.local import LocalEmbedder
 from agent_memory.models import Fact
+from agent_memory.reasoners.extractive.attributes import AttributeIndex
 from agent_memory.reasoners.extractive.reconcile import DUPLICATE_THRESHOLD, reconcile_facts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,10 +47,12 @@ def predict(pairs: list[dict], threshold: float) -> list[str]:
     embedder = LocalEmbedder()
     texts = [p[s]["text"] for p in pairs for s in ("a", "b")]
     vectors = embedder.embed_sync(texts)
+    index = AttributeIndex(embedder.embed_sync)
     out = []
     for k, pair in enumerate(pairs):
         facts = [fact("a", pair["a"]), fact("b", pair["b"])]
-        decision = reconcile_facts(facts, vectors[2 * k: 2 * k + 2], duplicate_threshold=threshold)
+        decision = reconcile_facts(facts, vectors[2 * k: 2 * k + 2], attributes=index,
+                                   duplicate_threshold=threshold)
         if decision.contradictions:
             out.append("contradiction")
         elif any({"a", "b"} <= set(g.fact_ids) for g in decision.duplicates):

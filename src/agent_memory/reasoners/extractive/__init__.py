@@ -8,6 +8,7 @@ absolute).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,6 +16,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from ..._threads import run_in_worker
+from ...embedders.base import Embedder
+from ...errors import ModelUnavailableError
 from ...models import Fact, Turn
 from ..base import FactExtraction, Reasoner, SummaryDraft
 from ..reconcile_models import ReconcileDecision
@@ -28,11 +31,23 @@ from ..sessions_models import (
 from . import planner as _planner
 from . import reconcile as _reconcile
 from . import reflection as _reflection
+from .attributes import AttributeIndex
 from .facts import extract_facts
 from .profile import summarize_items
 from .summarize import summarize_turns
 
 __all__ = ["ExtractiveReasoner"]
+
+_SHARED: list[Embedder] = []
+
+
+def _default_embedder() -> Embedder:
+    """One local embedder shared by every extractive reasoner of the process."""
+    if not _SHARED:
+        from ...embedders.local import LocalEmbedder
+
+        _SHARED.append(LocalEmbedder())
+    return _SHARED[0]
 
 
 class ExtractiveReasoner(Reasoner):
@@ -46,6 +61,29 @@ class ExtractiveReasoner(Reasoner):
     """
 
     name = "extractive"
+
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        """Args:
+            embedder: embeds fact predicates for reconciliation (:mod:`.attributes`); default
+                the local all-MiniLM-L6-v2 the thresholds were chosen with, loaded on the first
+                reconciliation. When it cannot load, reconciliation decides by terms alone.
+        """
+        self._embedder = embedder
+        self._attributes: AttributeIndex | None = None
+        self._attributes_tried = False
+        self._lock = threading.Lock()
+
+    def _attribute_index(self) -> AttributeIndex | None:
+        """The prototype index, built once (on a worker thread: it embeds)."""
+        with self._lock:
+            if not self._attributes_tried:
+                self._attributes_tried = True
+                try:
+                    embedder = self._embedder or _default_embedder()
+                    self._attributes = AttributeIndex(embedder.embed_sync)
+                except ModelUnavailableError:
+                    self._attributes = None
+            return self._attributes
 
     async def summarize_thread(
         self, previous: str | None, turns: Sequence[Turn], max_tokens: int
@@ -99,9 +137,14 @@ class ExtractiveReasoner(Reasoner):
     async def reconcile(
         self, facts: Sequence[Fact], vectors: np.ndarray | None = None
     ) -> ReconcileDecision:
-        """See :func:`.reconcile.reconcile_facts` (duplicates by embedding clusters and slots,
-        contradictions by slots only)."""
-        return await run_in_worker(_reconcile.reconcile_facts, list(facts), vectors)
+        """See :func:`.reconcile.reconcile_facts` (claims compared by their predicates'
+        embeddings, numbers, negation and state changes)."""
+
+        def decide() -> ReconcileDecision:
+            return _reconcile.reconcile_facts(list(facts), vectors,
+                                              attributes=self._attribute_index())
+
+        return await run_in_worker(decide)
 
     # -- recall (seed 004): see :mod:`.recall` ------------------------------------------------
 

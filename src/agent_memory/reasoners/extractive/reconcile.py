@@ -1,22 +1,28 @@
-"""Offline reconciliation: duplicates by embedding clusters, contradictions by slots.
+"""Offline reconciliation: contradictions and duplicates from claims and their embeddings.
 
-Given a pool of facts and their embeddings (rows L2-normalised, so a dot product is the
-cosine similarity), two facts are:
+Each fact is read as a claim (:mod:`.claims`: subject, predicate with the subject masked,
+polarity, state change, numbers) and its predicate is embedded; single-valued attributes are
+found by that embedding (:mod:`.attributes`). Two facts about the same subject (dated events
+at different times are never compared) are:
 
-- **a contradiction** when their slots (:mod:`.slots`) have the same subject and attribute and
-  :func:`.slots.compare` finds them in conflict: a changed value of a single-valued attribute
-  (lives in Lisbon / lives in Porto) or a negation (plays the guitar / no longer plays the
-  guitar);
-- **duplicates** when their slots agree (same subject, attribute, value, polarity), or, when the
-  slots say nothing, when their cosine similarity is at least ``duplicate_threshold`` and their
-  details agree: the same numbers and names, and the same negation words (facts opening
-  with a pronoun of unknown referent, "It brings ...", are never merged this way). Duplicate groups are
-  the connected components of that relation (single-linkage clustering); a component that holds
-  a contradicting pair is not merged.
+- **a contradiction** when one denies what the other affirms (negation or cessation: the
+  denied predicate's terms lie within the affirmed one's, or the two predicates embed close
+  and share a term), or when both affirm the same single-valued attribute with different
+  values (other names, other numbers, or predicates not close enough to be one value), or when
+  the same predicate carries a different number ("budget is 3000" / "budget is 5000");
+- **duplicates** when they pass the disagreement check (same polarity, same state change,
+  same numbers, same names, not a contradiction) and say the same thing: equal or nested
+  terms, or predicates whose embeddings are at least :data:`PREDICATE_DUPLICATE` apart. Facts
+  that do not read as claims fall back to the whole-sentence cosine
+  (:data:`DUPLICATE_THRESHOLD`) with the same numbers, names and negation.
 
-Wrongly retiring a fact is worse than missing a contradiction, so every rule errs towards "not
-sure" (no decision). The merged text of a group is its most trustworthy member's text (highest
-confidence, then newest, then longest), so nothing is invented.
+Comparing predicates rather than whole sentences matters: the shared subject lifts the cosine
+of any two facts about one person ("Kenji owns his apartment" / "Kenji rents his apartment"
+are 0.938 as sentences, 0.848 as predicates). Duplicate groups are the connected components of
+the duplicate relation; a component that holds a contradicting pair is not merged. Wrongly
+retiring or merging a fact is worse than missing one, so every rule errs towards "not sure".
+The merged text of a group is its most trustworthy member's text (highest confidence, then
+newest, then longest), so nothing is invented.
 """
 
 from __future__ import annotations
@@ -28,38 +34,119 @@ import numpy as np
 
 from ...models import Fact
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
-from .slots import Slot, compare, parse_slot
+from .attributes import AttributeIndex, attributes_of, possessive
+from .claims import Claim, numbers_in, parse_claim, terms_of
 
 DUPLICATE_THRESHOLD = 0.9
-"""Cosine similarity (all-MiniLM-L6-v2) from which two facts without comparable slots count
-as duplicates, when their numbers, names and negations also agree. Chosen on
-``data/reconcile_pairs.jsonl`` (see ``bench/reconcile_quality.py``)."""
+"""Cosine similarity (all-MiniLM-L6-v2) of whole fact sentences from which two facts that do
+not read as claims count as duplicates, when their numbers, names and negations also agree."""
 
-_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|"
-                     r"ten|eleven|twelve)\b", re.IGNORECASE)
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+\b")
+PREDICATE_DUPLICATE = 0.88
+"""Cosine similarity (all-MiniLM-L6-v2) of two predicates (subject masked) from which they
+say the same thing. Antonymous predicates score below it ("owns his apartment" / "rents his
+apartment" 0.848, "loves jazz" / "hates jazz" 0.825); paraphrases above ("lives in Lisbon" /
+"resides in Lisbon" 0.918). Chosen on ``data/reconcile_pairs.jsonl``."""
+
+SAME_VALUE = 0.8
+"""Cosine similarity of two predicates of one single-valued attribute below which they state
+different values (a contradiction); between it and :data:`PREDICATE_DUPLICATE` the pair is
+left undecided ("owns his apartment" / "rents his apartment", 0.848)."""
+
+NEGATION_SIMILARITY = 0.7
+"""Cosine similarity of an affirmed and a denied predicate that share a term, from which the
+denial is about the same thing."""
+
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
 _NEG = re.compile(r"\b(?:not|never|no longer|no|none|nothing|stopped|quit|anymore)\b|n't\b",
                   re.IGNORECASE)
-
-
 _VAGUE = re.compile(r"^\s*(?:it|that|this|they|these|those|there)\b", re.IGNORECASE)
 """Facts opening with a pronoun whose referent is unknown are never merged by similarity."""
 
 
 def _details(text: str) -> tuple[frozenset[str], frozenset[str], bool]:
     """Numbers, capitalised names (not sentence-initial) and whether a negation occurs."""
-    return (frozenset(_NUMBER.findall(text)), frozenset(_NAME.findall(text)),
-            bool(_NEG.search(text)))
+    names = frozenset(_NAME.findall(text[1:]))
+    return numbers_in(text), names, bool(_NEG.search(text))
 
 
 def _rank(fact: Fact) -> tuple[float, float, int]:
     return (fact.confidence, fact.created_at.timestamp(), len(fact.content))
 
 
+def _names(claim: Claim) -> frozenset[str]:
+    return frozenset(_NAME.findall(claim.predicate))
+
+
+def _nested(a: frozenset[str], b: frozenset[str]) -> bool:
+    return bool(a) and bool(b) and (a <= b or b <= a)
+
+
+def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
+           sim: float | None) -> tuple[str | None, str]:
+    """How two claims relate: ``("conflict" | "same" | None, why)``.
+
+    Args:
+        a, b: the claims.
+        attr_a, attr_b: their single-valued attributes (:mod:`.attributes`), or ``None``.
+        sim: cosine similarity of their predicates, or ``None`` without embeddings.
+    """
+    if a.subject != b.subject:
+        return None, ""
+    if a.when and b.when and a.when != b.when:
+        return None, ""  # events at different times may both be true
+    close = sim is not None and sim >= PREDICATE_DUPLICATE
+    if a.positive != b.positive:
+        aff, den = (a, b) if a.positive else (b, a)
+        if den.numbers and den.numbers != aff.numbers:
+            return None, ""
+        shared = den.terms & aff.terms
+        if den.terms and (den.terms <= aff.terms
+                          or (shared and sim is not None and sim >= NEGATION_SIMILARITY)):
+            return "conflict", f"{a.subject}: '{aff.predicate}' denied"
+        return None, ""
+    names_differ = bool(_names(a)) and bool(_names(b)) and not _nested(_names(a), _names(b))
+    numbers_differ = a.numbers != b.numbers
+    same_attribute = attr_a is not None and attr_a == attr_b
+    if a.positive and same_attribute:
+        value_a, value_b = _values(a, attr_a), _values(b, attr_b)
+        agree = not numbers_differ and not names_differ and "end" not in (a.change, b.change)
+        if agree and (value_a == value_b or _nested(value_a, value_b)
+                      or _nested(_names(a), _names(b)) or close):
+            return "same", f"same {attr_a} of {a.subject}"
+        if not numbers_differ and a.numbers:
+            return None, ""  # same number, other words: not a changed value
+        if (numbers_differ or names_differ
+                or (sim is not None and sim < SAME_VALUE) or sim is None):
+            return "conflict", f"{attr_a} of {a.subject}: '{a.predicate}' vs '{b.predicate}'"
+        return None, ""  # close but not close enough to be one value: not sure
+    if numbers_differ and a.numbers and b.numbers and a.positive:
+        if a.terms == b.terms and a.terms:
+            return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (numbers)"
+        return None, ""
+    if numbers_differ or names_differ or a.change != b.change:
+        return None, ""  # disagreement: never merged
+    if a.terms == b.terms and a.terms:
+        return "same", f"same claim about {a.subject}"
+    named = bool(_names(a)) and _names(a) == _names(b) and sim is not None and sim >= SAME_VALUE
+    if attr_a is not None and attr_b is not None and attr_a != attr_b:
+        return None, ""  # two different single-valued attributes
+    if attr_a != attr_b and not (named or _nested(a.terms, b.terms)):
+        return None, ""  # a single-valued attribute and a predicate of none
+    if _nested(a.terms, b.terms) or close or named:
+        return "same", f"same claim about {a.subject}"
+    return None, ""
+
+
+def _values(claim: Claim, attribute: str | None) -> frozenset[str]:
+    owned = possessive(claim.predicate) if attribute and attribute.startswith("'s ") else None
+    return terms_of(owned[1]) if owned is not None else claim.terms
+
+
 def reconcile_facts(
     facts: Sequence[Fact],
     vectors: np.ndarray | None,
     *,
+    attributes: AttributeIndex | None = None,
     duplicate_threshold: float = DUPLICATE_THRESHOLD,
 ) -> ReconcileDecision:
     """Find duplicate groups and contradicting pairs in ``facts``.
@@ -67,8 +154,10 @@ def reconcile_facts(
     Args:
         facts: the pool (any order).
         vectors: float32 array of shape ``(len(facts), dim)``, L2-normalised rows (the facts'
-            embeddings), or ``None`` to rely on slots alone.
-        duplicate_threshold: cosine similarity for slot-less duplicates (0-1).
+            embeddings), or ``None``.
+        attributes: the prototype index whose embedder also embeds the predicates; ``None``
+            decides by terms alone (no attribute, no predicate similarity).
+        duplicate_threshold: whole-sentence cosine for duplicates that do not read as claims.
 
     Returns:
         The decision; ids are the facts' ids.
@@ -79,29 +168,33 @@ def reconcile_facts(
     n = len(facts)
     if vectors is not None and len(vectors) != n:
         raise ValueError(f"got {len(vectors)} vectors for {n} facts")
-    slots: list[Slot | None] = [parse_slot(f.content, f.subject) for f in facts]
+    claims: list[Claim | None] = [parse_claim(f.content, f.subject) for f in facts]
+    parsed = [k for k in range(n) if claims[k] is not None]
+    predicates = [claims[k].predicate for k in parsed]  # type: ignore[union-attr]
+    pred_vectors = attributes.embed(predicates) if attributes is not None and parsed else None
+    found = attributes_of(attributes, predicates, pred_vectors)
+    attr: dict[int, str | None] = dict(zip(parsed, found, strict=True))
+    row = {k: r for r, k in enumerate(parsed)}
+    pred_sims = pred_vectors @ pred_vectors.T if pred_vectors is not None else None
     details = [_details(f.content) for f in facts]
     sims = vectors @ vectors.T if vectors is not None and n else None
     same: list[tuple[int, int, str]] = []
     conflicts: list[tuple[int, int, str]] = []
     for i in range(n):
         for j in range(i + 1, n):
-            a, b = slots[i], slots[j]
-            relation = compare(a, b) if a is not None and b is not None else None
-            if relation == "conflict":
-                assert a is not None and b is not None
-                shown = f"{a.value or ('yes' if a.positive else 'no')} vs " \
-                        f"{b.value or ('yes' if b.positive else 'no')}"
-                conflicts.append((i, j, f"slot conflict on {a.subject} / {a.attribute}: {shown}"))
-            elif relation == "same":
-                assert a is not None
-                same.append((i, j, f"same slot {a.subject} / {a.attribute}"))
+            a, b = claims[i], claims[j]
+            if a is not None and b is not None:
+                sim = float(pred_sims[row[i], row[j]]) if pred_sims is not None else None
+                relation, why = relate(a, b, attr[i], attr[j], sim)
+                if relation == "conflict":
+                    conflicts.append((i, j, why))
+                elif relation == "same":
+                    same.append((i, j, why + (f", predicate cosine {sim:.3f}" if sim else "")))
             elif (
                 sims is not None
                 and not (_VAGUE.match(facts[i].content) or _VAGUE.match(facts[j].content))
                 and sims[i, j] >= duplicate_threshold
                 and details[i] == details[j]
-                and not (a is not None and b is not None and a.subject != b.subject)
             ):
                 same.append((i, j, f"cosine {sims[i, j]:.3f}, same numbers, names and negation"))
     return ReconcileDecision(

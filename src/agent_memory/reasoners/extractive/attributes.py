@@ -1,0 +1,109 @@
+"""Single-valued attributes found by the embedding of the predicate.
+
+A person lives in one place, is one age, has one occupation and one relationship status at a
+time; they may like, play or speak many things. Which attribute a predicate states is found by
+the cosine between the predicate's embedding (subject masked, :mod:`.claims`) and a few
+prototype phrases per attribute, not by lists of verbs: "resides in Lisbon", "has settled in
+Lisbon" and "relocated to Lisbon" all land on ``residence`` because their embeddings are near
+"lives in a city". A predicate is assigned an attribute when its best prototype scores at
+least :data:`ATTRIBUTE_THRESHOLD` and beats the best prototype of every other attribute by
+:data:`ATTRIBUTE_MARGIN`; otherwise it is multi-valued (no exclusion).
+
+Possessive attributes ("Sam's favorite food is sushi") are single-valued by their structure
+(``<attribute> is <value>``) and keyed by the attribute phrase itself (:func:`possessive`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+Embed = Callable[[list[str]], np.ndarray]
+"""A synchronous embedder: texts -> float32 array ``(len(texts), dim)``, L2-normalised rows."""
+
+PROTOTYPES: dict[str, tuple[str, ...]] = {
+    "residence": ("lives in Paris", "lives in a small town", "moved to Chicago",
+                  "has an apartment in the city centre"),
+    "hometown": ("is originally from Brazil", "grew up in a village", "was born in Manila"),
+    "occupation": ("works as an electrician", "is a dentist", "is a carpenter by trade",
+                   "has a job as a cashier", "is a software tester"),
+    "employer": ("works at Microsoft", "is employed by Walmart", "works for a bank"),
+    "employment status": ("is out of work", "has retired from work", "has a full-time job"),
+    "age": ("is 30 years old", "turned 40", "is 52"),
+    "relationship status": ("is married to her husband", "is single and not dating",
+                            "has a boyfriend", "is in a relationship"),
+    "diet": ("follows a vegetarian diet", "eats meat", "is a vegan"),
+    "vehicle": ("drives a Ford", "drives an old car"),
+}
+"""Prototype phrases per single-valued attribute (written as generic templates, not taken from
+any labelled pair)."""
+
+ATTRIBUTE_THRESHOLD = 0.45
+"""Lowest cosine (all-MiniLM-L6-v2) between a predicate and its attribute's best prototype.
+Chosen on ``data/reconcile_pairs.jsonl`` (``bench/reconcile_quality.py``)."""
+
+ATTRIBUTE_MARGIN = 0.05
+"""How much the best attribute must beat the runner-up (cosine)."""
+
+_COPULA = re.compile(r"^(?P<attr>[\w ]+?)\s+(?:is|are|was)\s+(?P<value>.+)$", re.IGNORECASE)
+
+
+def possessive(predicate: str) -> tuple[str, str] | None:
+    """``(attribute, value)`` of ``"<attribute> is <value>"`` ("favorite food is sushi"), with
+    British spellings folded; ``None`` for any other shape."""
+    match = _COPULA.match(predicate)
+    if not match or match.group("attr").split()[0].lower() in ("is", "has", "was"):
+        return None
+    attr = match.group("attr").lower().replace("favourite", "favorite").replace("colour",
+                                                                                 "color")
+    return attr, match.group("value")
+
+
+class AttributeIndex:
+    """The prototypes, embedded once per embedder.
+
+    Args:
+        embed: the synchronous embedder the prototypes and predicates are embedded with.
+    """
+
+    def __init__(self, embed: Embed) -> None:
+        self.embed = embed
+        self._names = [name for name, phrases in PROTOTYPES.items() for _ in phrases]
+        self._matrix = embed([p for phrases in PROTOTYPES.values() for p in phrases])
+
+    def assign(self, vectors: np.ndarray) -> list[str | None]:
+        """The single-valued attribute of each predicate vector, or ``None``.
+
+        Args:
+            vectors: ``(n, dim)`` L2-normalised predicate embeddings.
+        """
+        if not len(vectors):
+            return []
+        sims = vectors @ self._matrix.T
+        out: list[str | None] = []
+        for row in sims:
+            best: dict[str, float] = {}
+            for name, score in zip(self._names, row, strict=True):
+                best[name] = max(best.get(name, -1.0), float(score))
+            ranked = sorted(best.items(), key=lambda kv: -kv[1])
+            top, score = ranked[0]
+            runner = ranked[1][1] if len(ranked) > 1 else -1.0
+            ok = score >= ATTRIBUTE_THRESHOLD and score - runner >= ATTRIBUTE_MARGIN
+            out.append(top if ok else None)
+        return out
+
+
+def attributes_of(index: AttributeIndex | None, predicates: Sequence[str],
+                  vectors: np.ndarray | None) -> list[str | None]:
+    """Attributes of ``predicates``: possessive attribute phrases first, then the embedding
+    (``None`` everywhere when there is no index)."""
+    found: list[str | None] = [None] * len(predicates)
+    if index is not None and vectors is not None:
+        found = index.assign(vectors)
+    for k, predicate in enumerate(predicates):
+        owned = possessive(predicate)
+        if owned is not None:
+            found[k] = f"'s {owned[0]}"
+    return found

@@ -1,0 +1,92 @@
+"""The claim reader and the extractive reconciler on sentences not in the labelled data."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from agent_memory.models import Fact
+from agent_memory.reasoners.extractive.attributes import AttributeIndex
+from agent_memory.reasoners.extractive.claims import numbers_in, parse_claim
+from agent_memory.reasoners.extractive.reconcile import reconcile_facts
+
+
+@pytest.fixture(scope="module")
+def attributes(local_embedder) -> AttributeIndex:
+    return AttributeIndex(local_embedder.embed_sync)
+
+
+def relation(local_embedder, attributes, a: str, b: str) -> str:
+    subject = a.split()[0].removesuffix("'s")
+    facts = [Fact(id=k, user_id="u", content=text, subject=subject,
+                  created_at=datetime(2024, 1, day, tzinfo=UTC))
+             for k, text, day in (("a", a, 1), ("b", b, 2))]
+    decision = reconcile_facts(facts, local_embedder.embed_sync([a, b]), attributes=attributes)
+    if decision.contradictions:
+        return "contradiction"
+    return "duplicate" if decision.duplicates else "unrelated"
+
+
+def test_cessation_denies_its_object() -> None:
+    claim = parse_claim("Marta sold her motorbike.", "Marta")
+    assert claim is not None and not claim.positive and claim.change == "end"
+    assert claim.predicate == "her motorbike"
+    paid = parse_claim("Marta has paid off her student loan.", "Marta")
+    assert paid is not None and paid.change == "end" and paid.predicate == "her student loan"
+    moved = parse_claim("Marta has moved to Leeds.", "Marta")
+    assert moved is not None and moved.positive and moved.change == "begin"
+
+
+def test_numbers_are_normalised() -> None:
+    assert numbers_in("a $12,500 loan and two cats") == {"12500", "2"}
+    assert numbers_in("saved 8k") == {"8000"}
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Kenji owns his apartment.", "Kenji rents his apartment."),
+    ("Bruno bought a motorbike.", "Bruno sold his motorbike."),
+    ("Lucia loves opera.", "Lucia hates opera."),
+    ("Theo has saved $4,000.", "Theo has saved $9,000."),
+    ("Ines drinks tea.", "Ines never drinks tea."),
+    ("Ravi has three cats.", "Ravi has four cats."),
+])
+def test_disagreeing_facts_are_never_merged(local_embedder, attributes, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b) != "duplicate"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Ines drinks tea.", "Ines no longer drinks tea."),
+    ("Ravi has three cats.", "Ravi has four cats."),
+    ("Kenji has a car loan.", "Kenji paid off his car loan."),
+    ("Marta owns a motorbike.", "Marta sold her motorbike."),
+    ("Oskar lives in Bergen.", "Oskar relocated to Oslo."),
+    ("Theo is 51 years old.", "Theo turned 53."),
+    ("Bea goes climbing.", "Bea gave up climbing."),
+])
+def test_contradictions_on_new_sentences(local_embedder, attributes, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b) == "contradiction"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Oskar lives in Bergen.", "Oskar resides in Bergen."),
+    ("Theo has saved $4,000.", "Theo has saved 4000 dollars."),
+    ("Ines does not drink tea.", "Ines doesn't drink tea."),
+    ("Bea works as a plumber.", "Bea is a plumber."),
+    ("Ravi has three cats.", "Ravi has 3 cats."),
+    ("Lucia enjoys sailing on weekends.", "Lucia likes sailing on weekends."),
+])
+def test_duplicates_on_new_sentences(local_embedder, attributes, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b) == "duplicate"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Oskar lives in Bergen.", "Oskar's brother lives in Oslo."),
+    ("Oskar lives in Bergen.", "Oskar grew up in Tromso."),
+    ("Lucia plays the cello.", "Lucia plays chess."),
+    ("Theo is 51 years old.", "Theo has 51 records."),
+    ("Bea visited Rome in 2019.", "Bea visited Rome in 2022."),
+    ("Ines does not drink tea.", "Ines does not eat fish."),
+])
+def test_unrelated_on_new_sentences(local_embedder, attributes, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b) == "unrelated"
