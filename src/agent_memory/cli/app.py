@@ -19,6 +19,12 @@ from rich.panel import Panel
 
 from ..config import Settings
 from ..errors import AgentMemoryError
+from .reasoner_options import (
+    ReasonerApiKeyOpt,
+    ReasonerBaseUrlOpt,
+    ReasonerOpt,
+    reasoner_overrides,
+)
 from .render import console, err_console, hits_table
 
 app = typer.Typer(
@@ -89,11 +95,16 @@ def ingest(
     format: Annotated[Format, typer.Option("--format", "-f", help="Input format.")] = Format.jsonl,
     store: StoreOpt = None,
     no_pipeline: Annotated[bool, typer.Option("--no-pipeline", help="Store turns only.")] = False,
+    reasoner: ReasonerOpt = None,
+    reasoner_base_url: ReasonerBaseUrlOpt = None,
+    reasoner_api_key: ReasonerApiKeyOpt = None,
 ) -> None:
     """Ingest conversations (LoCoMo JSON or our JSON lines), then run the pipeline steps."""
     from .ingest import run_ingest
 
-    run_ingest(path, format.value, _settings(store), pipeline=not no_pipeline)
+    settings = _settings(store, **reasoner_overrides(reasoner, reasoner_base_url,
+                                                     reasoner_api_key))
+    run_ingest(path, format.value, settings, pipeline=not no_pipeline)
 
 
 @app.command()
@@ -171,11 +182,15 @@ def profile(user: UserOpt, store: StoreOpt = None) -> None:
 def demo(
     store: Annotated[Path | None, typer.Option("--store", "-s", help="Keep the demo store "
                      "here (default: a temporary file).")] = None,
+    reasoner: ReasonerOpt = None,
+    reasoner_base_url: ReasonerBaseUrlOpt = None,
+    reasoner_api_key: ReasonerApiKeyOpt = None,
 ) -> None:
     """Ingest a short financial-advice conversation end to end, then search it."""
     from .demo import demo as run_demo
 
-    run_demo(store, Settings.load())
+    run_demo(store, Settings.load(**reasoner_overrides(reasoner, reasoner_base_url,
+                                                       reasoner_api_key)))
 
 
 @eval_app.command("locomo")
