@@ -215,12 +215,33 @@ def eval_locomo(
 @handles_errors
 def model_export(
     force: Annotated[bool, typer.Option("--force", help="Export again even if cached.")] = False,
+    source: Annotated[Path | None, typer.Option(
+        "--from", help="A sentence-transformers or Hugging Face model folder to export "
+        "instead of the bundled model.", exists=True, file_okay=False)] = None,
+    name: Annotated[str | None, typer.Option(
+        "--name", help="Its name in local:<name> (default: the folder's name).")] = None,
+    query_prefix: Annotated[str | None, typer.Option(
+        "--query-prefix", help="Prefix of queries (default: the folder's prompts).")] = None,
+    document_prefix: Annotated[str | None, typer.Option(
+        "--document-prefix", help="Prefix of documents (default: the folder's prompts).")] = None,
 ) -> None:
-    """Export the bundled all-MiniLM-L6-v2 weights to ONNX (once; needs torch)."""
-    from ..embedders.export import export_onnx
+    """Export an embedding model to ONNX (once; needs torch): the bundled all-MiniLM-L6-v2,
+    or any model folder given with --from."""
+    if source is None:
+        from ..embedders.export import export_onnx
 
-    path = export_onnx(force=force)
-    console.print(f"ONNX model ready: {path}")
+        path = export_onnx(force=force)
+        console.print(f"ONNX model ready: {path}")
+        return
+    from ..embedders.export import read_manifest
+    from ..embedders.folder import export_folder
+
+    path = export_folder(source, name=name, force=force, query_prefix=query_prefix,
+                         document_prefix=document_prefix)
+    manifest = read_manifest(path)
+    console.print(f"ONNX model ready: {path} ({manifest.get('dim')} dims)", markup=False)
+    console.print(f"use it with: AGENT_MEMORY_EMBEDDER=local:{manifest.get('model')}",
+                  markup=False)
 
 
 # Feature command groups register themselves here (each module defines register(app)).
