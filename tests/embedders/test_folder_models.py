@@ -21,8 +21,7 @@ pytestmark = pytest.mark.skipif(
     reason="building and exporting the test model needs torch and sentence-transformers",
 )
 
-WORDS = ("the a cat sat on mat i moved to lisbon in and started bakery with my sister "
-         "dog ran park where did go").split()
+WORDS = ["the", "a", "cat", "sat", "on", "mat", "i", "moved", "to", "lisbon", "in", "and", "started", "bakery", "with", "my", "sister", "dog", "ran", "park", "where", "did", "go"]
 TEXTS = ["the cat sat on the mat", "i moved to lisbon and started a bakery", "where did the dog go"]
 
 
