@@ -59,7 +59,9 @@ class Settings(BaseSettings):
     Components:
         store: path of the SQLite file (``sqlite:PATH`` or a bare path), or ``cosmos``.
         embedder: ``"provider:model"``: ``local:all-MiniLM-L6-v2`` (default, offline, 384 dims),
-            ``openai:text-embedding-3-small``, ``azure:<deployment>``.
+            ``openai:text-embedding-3-small``, ``azure:<deployment>``, or any local model
+            exported with ``agent-memory model export --from FOLDER``: ``local:<name>`` /
+            ``local:<folder>`` (docs/local-models.md).
         reasoner: ``extractive`` (offline default) or ``openai:<model>`` / ``azure:<deployment>``
             / ``compatible:<model>`` (any OpenAI-compatible server: Ollama, llama.cpp, vLLM).
         reasoner_base_url: the chat completions endpoint of ``compatible:<model>`` (required
