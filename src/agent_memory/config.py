@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -59,8 +59,20 @@ class Settings(BaseSettings):
     Components:
         store: path of the SQLite file (``sqlite:PATH`` or a bare path), or ``cosmos``.
         embedder: ``"provider:model"``: ``local:all-MiniLM-L6-v2`` (default, offline, 384 dims),
-            ``openai:text-embedding-3-small``, ``azure:<deployment>``.
-        reasoner: ``extractive`` (offline default) or ``openai:<model>`` / ``azure:<deployment>``.
+            ``openai:text-embedding-3-small``, ``azure:<deployment>``, or any local model
+            exported with ``agent-memory model export --from FOLDER``: ``local:<name>`` /
+            ``local:<folder>`` (docs/local-models.md).
+        reasoner: ``extractive`` (offline default) or ``openai:<model>`` / ``azure:<deployment>``
+            / ``compatible:<model>`` (any OpenAI-compatible server: Ollama, llama.cpp, vLLM).
+        reasoner_base_url: the chat completions endpoint of ``compatible:<model>`` (required
+            there, e.g. ``http://localhost:11434/v1`` for Ollama) and of ``openai:<model>``
+            when set (default: the SDK's ``OPENAI_BASE_URL`` or OpenAI).
+        reasoner_api_key: the key sent to that endpoint (default: ``OPENAI_API_KEY`` for
+            ``openai:``, a placeholder for ``compatible:``; never shown in ``repr``).
+        reasoner_context_tokens: the context window of the reasoner's model (tokens, by
+            :func:`~agent_memory.tokens.count_tokens`): long threads and profile material are
+            cut into requests whose prompt plus expected answer fit in it (default 4096, the
+            window of small local models; see ``reasoners/chunking.py``).
 
     Limits and search:
         max_content_chars: longest accepted turn content (characters).
@@ -97,6 +109,9 @@ class Settings(BaseSettings):
     store: str = Field(default_factory=lambda: str(default_store_path()))
     embedder: str = "local:all-MiniLM-L6-v2"
     reasoner: str = "extractive"
+    reasoner_base_url: str | None = None
+    reasoner_api_key: SecretStr | None = None
+    reasoner_context_tokens: int = Field(default=4096, ge=2048)
 
     max_content_chars: int = Field(default=32_000, gt=0)
     rrf_k: int = Field(default=10, gt=0)  # LoCoMo-measured; see retrieval/fusion.py

@@ -19,6 +19,12 @@ from rich.panel import Panel
 
 from ..config import Settings
 from ..errors import AgentMemoryError
+from .reasoner_options import (
+    ReasonerApiKeyOpt,
+    ReasonerBaseUrlOpt,
+    ReasonerOpt,
+    reasoner_overrides,
+)
 from .render import console, err_console, hits_table
 
 app = typer.Typer(
@@ -89,11 +95,16 @@ def ingest(
     format: Annotated[Format, typer.Option("--format", "-f", help="Input format.")] = Format.jsonl,
     store: StoreOpt = None,
     no_pipeline: Annotated[bool, typer.Option("--no-pipeline", help="Store turns only.")] = False,
+    reasoner: ReasonerOpt = None,
+    reasoner_base_url: ReasonerBaseUrlOpt = None,
+    reasoner_api_key: ReasonerApiKeyOpt = None,
 ) -> None:
     """Ingest conversations (LoCoMo JSON or our JSON lines), then run the pipeline steps."""
     from .ingest import run_ingest
 
-    run_ingest(path, format.value, _settings(store), pipeline=not no_pipeline)
+    settings = _settings(store, **reasoner_overrides(reasoner, reasoner_base_url,
+                                                     reasoner_api_key))
+    run_ingest(path, format.value, settings, pipeline=not no_pipeline)
 
 
 @app.command()
@@ -171,11 +182,15 @@ def profile(user: UserOpt, store: StoreOpt = None) -> None:
 def demo(
     store: Annotated[Path | None, typer.Option("--store", "-s", help="Keep the demo store "
                      "here (default: a temporary file).")] = None,
+    reasoner: ReasonerOpt = None,
+    reasoner_base_url: ReasonerBaseUrlOpt = None,
+    reasoner_api_key: ReasonerApiKeyOpt = None,
 ) -> None:
     """Ingest a short financial-advice conversation end to end, then search it."""
     from .demo import demo as run_demo
 
-    run_demo(store, Settings.load())
+    run_demo(store, Settings.load(**reasoner_overrides(reasoner, reasoner_base_url,
+                                                       reasoner_api_key)))
 
 
 @eval_app.command("locomo")
@@ -200,12 +215,33 @@ def eval_locomo(
 @handles_errors
 def model_export(
     force: Annotated[bool, typer.Option("--force", help="Export again even if cached.")] = False,
+    source: Annotated[Path | None, typer.Option(
+        "--from", help="A sentence-transformers or Hugging Face model folder to export "
+        "instead of the bundled model.", exists=True, file_okay=False)] = None,
+    name: Annotated[str | None, typer.Option(
+        "--name", help="Its name in local:<name> (default: the folder's name).")] = None,
+    query_prefix: Annotated[str | None, typer.Option(
+        "--query-prefix", help="Prefix of queries (default: the folder's prompts).")] = None,
+    document_prefix: Annotated[str | None, typer.Option(
+        "--document-prefix", help="Prefix of documents (default: the folder's prompts).")] = None,
 ) -> None:
-    """Export the bundled all-MiniLM-L6-v2 weights to ONNX (once; needs torch)."""
-    from ..embedders.export import export_onnx
+    """Export an embedding model to ONNX (once; needs torch): the bundled all-MiniLM-L6-v2,
+    or any model folder given with --from."""
+    if source is None:
+        from ..embedders.export import export_onnx
 
-    path = export_onnx(force=force)
-    console.print(f"ONNX model ready: {path}")
+        path = export_onnx(force=force)
+        console.print(f"ONNX model ready: {path}")
+        return
+    from ..embedders.export import read_manifest
+    from ..embedders.folder import export_folder
+
+    path = export_folder(source, name=name, force=force, query_prefix=query_prefix,
+                         document_prefix=document_prefix)
+    manifest = read_manifest(path)
+    console.print(f"ONNX model ready: {path} ({manifest.get('dim')} dims)", markup=False)
+    console.print(f"use it with: AGENT_MEMORY_EMBEDDER=local:{manifest.get('model')}",
+                  markup=False)
 
 
 # Feature command groups register themselves here (each module defines register(app)).

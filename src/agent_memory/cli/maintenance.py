@@ -10,11 +10,17 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
+from .reasoner_options import (
+    ReasonerApiKeyOpt,
+    ReasonerBaseUrlOpt,
+    ReasonerOpt,
+    reasoner_overrides,
+)
 from .render import console, err_console
 
 StoreOpt = Annotated[Path | None, typer.Option("--store", "-s", help="SQLite store file.")]
@@ -22,11 +28,11 @@ UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partiti
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def _memory(store: Path | None):
+def _memory(store: Path | None, **overrides: Any):
     from ..client import AsyncMemory
     from ..config import Settings
 
-    return AsyncMemory.open(Settings.load(store=str(store) if store else None))
+    return AsyncMemory.open(Settings.load(store=str(store) if store else None, **overrides))
 
 
 def _fact_line(fact) -> str:
@@ -43,11 +49,14 @@ def register(app: typer.Typer) -> None:
     def reconcile(user: UserOpt, store: StoreOpt = None,
                   n: Annotated[int, typer.Option("-n", min=1, help="Pool size (most recent "
                                                  "active facts).")] = 50,
-                  as_json: JsonOpt = False) -> None:
+                  as_json: JsonOpt = False, reasoner: ReasonerOpt = None,
+                  reasoner_base_url: ReasonerBaseUrlOpt = None,
+                  reasoner_api_key: ReasonerApiKeyOpt = None) -> None:
         """Merge duplicate facts and retire contradicted ones (newer wins)."""
+        overrides = reasoner_overrides(reasoner, reasoner_base_url, reasoner_api_key)
 
         async def run():
-            async with _memory(store) as memory:
+            async with _memory(store, **overrides) as memory:
                 return await memory.reconcile_memories(user, n)
 
         result = asyncio.run(run())

@@ -2,7 +2,9 @@
 
 Providers:
     ``local``   the bundled all-MiniLM-L6-v2 run with onnxruntime (offline, 384 dims):
-                ``local:all-MiniLM-L6-v2`` (or just ``local``).
+                ``local:all-MiniLM-L6-v2`` (or just ``local``); or any model exported with
+                ``agent-memory model export --from FOLDER``: ``local:<name>`` (its name),
+                ``local:<export dir>`` or ``local:<model folder>`` (:mod:`.folder`).
     ``openai``  the OpenAI embeddings API, or any OpenAI-compatible ``base_url``:
                 ``openai:text-embedding-3-small``.
     ``azure``   Azure OpenAI, by deployment name: ``azure:<deployment>``.
@@ -14,9 +16,10 @@ first use (:func:`get_embedder`, or attribute access such as ``embedders.LocalEm
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ModelUnavailableError
 from .base import Embedder, l2_normalize
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,9 +67,7 @@ def get_embedder(spec: str, **options: Any) -> Embedder:
             from .local import LOCAL_MODEL, LocalEmbedder
 
             if model and model != LOCAL_MODEL:
-                raise ConfigError(
-                    f"local embedder {model!r} is not available; the local model is {LOCAL_MODEL!r}"
-                )
+                return LocalEmbedder(_local_export(model), **options)
             return LocalEmbedder(**options)
         if provider in ("openai", "azure"):
             if not model:
@@ -82,6 +83,38 @@ def get_embedder(spec: str, **options: Any) -> Embedder:
     raise ConfigError(
         f"unknown embedder provider {provider!r} in {spec!r}; valid providers: {', '.join(PROVIDERS)}"
     )
+
+
+def _local_export(model: str):
+    """The export directory ``local:<model>`` names: an export directory, a model folder
+    (exported on first use when torch is installed) or the name of an export in the cache.
+
+    Raises:
+        ConfigError / ModelUnavailableError: nothing by that name, or not exported yet.
+    """
+    from pathlib import Path
+
+    from . import export, folder
+
+    path = Path(model).expanduser()
+    if path.is_dir():
+        if export.is_exported(path):
+            return path
+        target = folder.export_dir(path.resolve().name)
+        if export.is_exported(target) and export.read_manifest(target).get("source") == str(
+                path.resolve()):
+            return target
+        if importlib.util.find_spec("torch") is None:
+            raise ModelUnavailableError(
+                f"{path} is not exported yet: run `{folder.FOLDER_EXPORT_COMMAND} {path}` "
+                f"(needs `{export.INSTALL_HINT}`)")
+        return folder.export_folder(path)
+    if "/" not in model and export.is_exported(folder.export_dir(model)):
+        return folder.export_dir(model)
+    raise ConfigError(
+        f"local embedder {model!r} is not available: give a model folder or an export "
+        f"directory, or export it first (`{folder.FOLDER_EXPORT_COMMAND} FOLDER --name {model}`);"
+        f" the bundled model is {export.MODEL_NAME!r}")
 
 
 def __getattr__(name: str) -> Any:

@@ -60,6 +60,11 @@ class Embedder(ABC):
         """Embed one text; returns shape ``(dim,)``."""
         return (await self.embed([text]))[0]
 
+    async def embed_query(self, text: str) -> np.ndarray:
+        """Embed one search query; returns shape ``(dim,)``. Models trained with different
+        query and document prefixes override it; by default the same as :meth:`embed_one`."""
+        return await self.embed_one(text)
+
 
 def l2_normalize(matrix: np.ndarray) -> np.ndarray:
     """Return ``matrix`` (shape ``(n, d)``) as float32 with unit-length rows (zero rows stay 0)."""

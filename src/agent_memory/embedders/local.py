@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .._threads import lower_priority
+from .._threads import lower_priority, run_in_worker
 from ..errors import EmbedderError, InvalidInputError, ModelUnavailableError
 from . import export
 from .base import Embedder, l2_normalize
@@ -99,6 +99,18 @@ class LocalEmbedder(Embedder):
             if value is not None and (not isinstance(value, int) or value <= 0):
                 raise InvalidInputError(f"{option} must be a positive integer, got {value!r}")
         self.model_dir = Path(model_dir) if model_dir is not None else export.models_dir()
+        # A folder export (embedders/folder.py) names its model, dimension, length, prefixes.
+        manifest = export.read_manifest(self.model_dir) if model_dir is not None else {}
+        self._pooled = manifest.get("output") == "sentence_embedding"
+        self.max_seq_length = MAX_SEQ_LENGTH
+        self.query_prefix = self.document_prefix = ""
+        if self._pooled:
+            self.name = f"local:{manifest['model']}"
+            self.dim = int(manifest["dim"])
+            self.max_seq_length = int(manifest.get("max_seq_length") or MAX_SEQ_LENGTH)
+            prompts = manifest.get("prompts") or {}
+            self.query_prefix = str(prompts.get("query") or "")
+            self.document_prefix = str(prompts.get("document") or "")
         self.batch_size = batch_size
         self.batch_tokens = batch_tokens
         self.threads = threads or 1
@@ -159,10 +171,27 @@ class LocalEmbedder(Embedder):
             InvalidInputError: an item is not a string.
             ModelUnavailableError / EmbedderError: as :meth:`load`, or inference failed.
         """
+        return self._embed_texts(texts, self.document_prefix)
+
+    def embed_queries_sync(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed search queries: as :meth:`embed_sync`, with the model's query prefix
+        (``prompts["query"]`` of a sentence-transformers folder) instead of its document
+        prefix; the same as :meth:`embed_sync` for all-MiniLM-L6-v2, which has neither."""
+        return self._embed_texts(texts, self.query_prefix)
+
+    async def embed_query(self, text: str) -> np.ndarray:
+        """Embed one search query with the query prefix; shape ``(dim,)``."""
+        if not self.query_prefix and not self.document_prefix:
+            return await self.embed_one(text)
+        return (await run_in_worker(self.embed_queries_sync, [text]))[0]
+
+    def _embed_texts(self, texts: Sequence[str], prefix: str) -> np.ndarray:
         items = list(texts)
         for position, text in enumerate(items):
             if not isinstance(text, str):
                 raise InvalidInputError(f"texts[{position}] is {type(text).__name__}, expected str")
+        if prefix:
+            items = [prefix + text for text in items]
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         self.load()
@@ -231,9 +260,12 @@ class LocalEmbedder(Embedder):
             # A session's run() is thread-safe; the slots keep at most ``workers`` calls in
             # flight, whoever the callers are, so the cores are never oversubscribed.
             with self._slots:
-                (hidden,) = self._session.run(["last_hidden_state"], feed)
+                output = "sentence_embedding" if self._pooled else "last_hidden_state"
+                (hidden,) = self._session.run([output], feed)
         except Exception as exc:  # onnxruntime raises its own untyped errors
             raise EmbedderError(f"{self.name} inference failed: {exc}") from exc
+        if self._pooled:  # pooled (and projected) in the graph
+            return l2_normalize(hidden)
         # Mean pooling over the real tokens: (b, 1, s) @ (b, s, d) -> (b, d).
         weights = mask.astype(np.float32)
         summed = np.matmul(weights[:, None, :], hidden)[:, 0, :]
@@ -251,7 +283,7 @@ class LocalEmbedder(Embedder):
             ) from exc
         try:
             tokenizer = Tokenizer.from_file(str(directory / export.TOKENIZER_FILE))
-            tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
+            tokenizer.enable_truncation(max_length=self.max_seq_length)
             tokenizer.no_padding()  # tokenizer.json pads to 128; we pad per batch ourselves
             options = ort.SessionOptions()
             options.intra_op_num_threads = self.threads
@@ -284,6 +316,9 @@ class LocalEmbedder(Embedder):
     def _ensure_exported(self) -> Path:
         if export.is_exported(self.model_dir):
             return self.model_dir
+        if self._pooled:
+            raise ModelUnavailableError(f"the export in {self.model_dir} is unfinished: run "
+                                        f"`agent-memory model export --from <model folder>`")
         if self.auto_export and importlib.util.find_spec("torch") is not None:
             logger.info("no ONNX export in %s; exporting it now (once)", self.model_dir)
             return export.export_onnx(self.model_dir)

@@ -6,8 +6,12 @@ Resolve one from a spec string with :func:`get_reasoner`:
 ``extractive``                    offline, no LLM (:class:`ExtractiveReasoner`)
 ``openai:<model>``                OpenAI (``OPENAI_API_KEY``)
 ``azure:<deployment>``            Azure OpenAI (``azure_endpoint`` / ``AZURE_OPENAI_ENDPOINT``)
-``compatible:<model>``            any OpenAI-compatible ``base_url`` (Ollama, vLLM)
+``compatible:<model>``            any OpenAI-compatible ``base_url`` (Ollama, llama.cpp, vLLM)
 ================================  ================================================================
+
+:func:`reasoner_from_settings` builds the one :class:`~agent_memory.config.Settings` names, with
+its endpoint (``reasoner_base_url``), key (``reasoner_api_key``) and context window
+(``reasoner_context_tokens``); every surface (client, CLI, service) goes through it.
 
 Implementations are imported lazily: importing this package does not import ``openai``.
 """
@@ -20,6 +24,7 @@ from ..errors import ConfigError
 from .base import FactDraft, FactExtraction, Reasoner, SummaryDraft
 
 if TYPE_CHECKING:
+    from ..config import Settings
     from .extractive import ExtractiveReasoner
     from .openai import OpenAIReasoner
     from .scripted import ScriptedChatModel, ScriptedHTTPError
@@ -34,6 +39,7 @@ __all__ = [
     "ScriptedHTTPError",
     "SummaryDraft",
     "get_reasoner",
+    "reasoner_from_settings",
 ]
 
 _LAZY = {
@@ -89,7 +95,9 @@ def get_reasoner(spec: str, **options: Any) -> Reasoner:
             raise ConfigError(f"reasoner spec {spec!r} needs a {what}: '{provider}:<{what}>'")
         if provider == "compatible" and not options.get("base_url"):
             raise ConfigError(
-                f"reasoner {spec!r} needs base_url (e.g. http://localhost:11434/v1 for Ollama)"
+                f"reasoner {spec!r} needs a base URL: set reasoner_base_url "
+                "(AGENT_MEMORY_REASONER_BASE_URL, --reasoner-base-url), e.g. "
+                "http://localhost:11434/v1 for Ollama or http://localhost:8080/v1 for llama.cpp"
             )
         from .openai import OpenAIReasoner
 
@@ -101,6 +109,33 @@ def get_reasoner(spec: str, **options: Any) -> Reasoner:
         f"unknown reasoner {spec!r}; expected extractive, openai:<model>, azure:<deployment> "
         "or compatible:<model>"
     )
+
+
+def reasoner_from_settings(settings: Settings, **options: Any) -> Reasoner:
+    """Build the reasoner ``settings.reasoner`` names, configured from ``settings``.
+
+    ``reasoner_base_url`` and ``reasoner_api_key`` go to ``openai:`` and ``compatible:``
+    reasoners (``azure:`` takes its endpoint from ``azure_endpoint`` /
+    ``AZURE_OPENAI_ENDPOINT``, and the key), ``reasoner_context_tokens`` to every LLM
+    reasoner; ``extractive`` takes none of them.
+
+    Args:
+        settings: the settings.
+        **options: more constructor options (they win over the settings'), as for
+            :func:`get_reasoner`.
+
+    Raises:
+        ConfigError: as :func:`get_reasoner`.
+    """
+    provider = settings.reasoner.strip().partition(":")[0].strip().lower()
+    if provider in _LLM_PROVIDERS:
+        found: dict[str, Any] = {"context_tokens": settings.reasoner_context_tokens}
+        if settings.reasoner_api_key is not None:
+            found["api_key"] = settings.reasoner_api_key.get_secret_value()
+        if settings.reasoner_base_url and provider != "azure":
+            found["base_url"] = settings.reasoner_base_url
+        options = {**found, **options}
+    return get_reasoner(settings.reasoner, **options)
 
 
 def _build(cls: type[Reasoner], spec: str, options: dict[str, Any]) -> Reasoner:

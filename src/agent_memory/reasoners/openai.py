@@ -30,9 +30,9 @@ from pydantic import BaseModel
 from ..errors import ConfigError, InvalidInputError, ReasonerError
 from ..models import Fact, Turn
 from ..tokens import count_tokens, truncate_tokens
+from . import chunking, prompts
 from . import openai_reconcile as _reconcile
 from . import openai_sessions as _sessions
-from . import prompts
 from .base import FactDraft, FactExtraction, Reasoner, SummaryDraft
 from .reconcile_models import ReconcileDecision
 from .sessions_models import (
@@ -82,6 +82,9 @@ class OpenAIReasoner(Reasoner):
         http_client: an ``httpx.AsyncClient`` for the SDK (tests: a MockTransport, see
             :class:`~agent_memory.reasoners.scripted.ScriptedChatModel`).
         provider: force ``openai`` / ``azure`` / ``compatible`` instead of inferring it.
+        context_tokens: the model's context window (tokens, >= 2048): longer threads and
+            profile material are sent in several requests that each fit
+            (:mod:`.chunking`).
 
     Attributes:
         name: ``openai:<model>``, ``azure:<deployment>`` or ``compatible:<model>``.
@@ -107,6 +110,7 @@ class OpenAIReasoner(Reasoner):
         client: openai.AsyncOpenAI | None = None,
         http_client: Any | None = None,
         provider: Provider | None = None,
+        context_tokens: int = chunking.DEFAULT_CONTEXT_TOKENS,
     ) -> None:
         if provider is None:
             if deployment or azure_endpoint or isinstance(client, openai.AsyncAzureOpenAI):
@@ -125,6 +129,9 @@ class OpenAIReasoner(Reasoner):
             raise ConfigError("max_repairs must be >= 0")
         if timeout <= 0:
             raise ConfigError("timeout must be > 0 seconds")
+        if not isinstance(context_tokens, int) or context_tokens < 2048:
+            raise ConfigError(f"context_tokens must be an integer >= 2048, got {context_tokens!r}")
+        self.context_tokens = context_tokens
         self.provider: Provider = provider
         self.model = target.strip()
         self.name = f"{provider}:{self.model}"
@@ -169,7 +176,9 @@ class OpenAIReasoner(Reasoner):
         """Fold ``turns`` into ``previous`` (see :meth:`Reasoner.summarize_thread`).
 
         Evidence ids not among ``turns`` are dropped; when none remain, every given turn is
-        cited. A text over ``max_tokens`` (``count_tokens``) is cut to the budget.
+        cited. A text over ``max_tokens`` (``count_tokens``) is cut to the budget. Turns that
+        do not fit in one request (``context_tokens``) are folded in request by request, each
+        answer being the previous summary of the next.
 
         Raises:
             InvalidInputError: no turns and no previous summary.
@@ -181,6 +190,23 @@ class OpenAIReasoner(Reasoner):
             if previous:
                 return SummaryDraft(text=previous)
             raise InvalidInputError("nothing to summarize: no turns and no previous summary")
+        schema = schema_text(SummaryDraft)
+        # The previous summary travels in every request: budget for the longest it can get.
+        fixed = chunking.message_tokens(prompts.thread_summary_messages(
+            previous, [], max_tokens, schema)) + (0 if previous else max_tokens)
+        budget = chunking.material_budget(
+            self.context_tokens, fixed, max_tokens + chunking.SUMMARY_ANSWER_OVERHEAD)
+        evidence: list[str] = []
+        for part in chunking.pack_turns(turns, budget):
+            draft = await self._summarize_part(previous, part, max_tokens, schema)
+            previous = draft.text
+            evidence += [e for e in draft.evidence if e not in evidence]
+        return draft.model_copy(update={"evidence": evidence})
+
+    async def _summarize_part(
+        self, previous: str | None, turns: Sequence[Turn], max_tokens: int, schema: str
+    ) -> SummaryDraft:
+        """One request of :meth:`summarize_thread`: ``turns`` fit the context window."""
         ids = [turn.id for turn in turns]
         known = set(ids)
 
@@ -190,9 +216,7 @@ class OpenAIReasoner(Reasoner):
                 update={"text": _fit(draft.text, max_tokens), "evidence": cited or ids}
             )
 
-        messages = prompts.thread_summary_messages(
-            previous, turns, max_tokens, schema_text(SummaryDraft)
-        )
+        messages = prompts.thread_summary_messages(previous, turns, max_tokens, schema)
         return await self._structured(messages, SummaryDraft, check)
 
     async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
@@ -200,6 +224,8 @@ class OpenAIReasoner(Reasoner):
 
         Cited ids not among ``turns`` are dropped; a fact left citing none is refused and
         repaired. An ``occurred_at`` that is not a ``YYYY-MM-DD`` date becomes ``None``.
+        Turns that do not fit in one request (``context_tokens``) are sent in several; their
+        facts are concatenated in turn order.
 
         Raises:
             MalformedOutputError: invalid output after ``max_repairs`` repairs.
@@ -207,6 +233,17 @@ class OpenAIReasoner(Reasoner):
         """
         if not turns:
             return FactExtraction()
+        schema = schema_text(FactExtraction)
+        fixed = chunking.message_tokens(prompts.fact_messages([], schema))
+        budget = chunking.material_budget(
+            self.context_tokens, fixed, self.context_tokens // chunking.FACT_ANSWER_SHARE)
+        facts: list[FactDraft] = []
+        for part in chunking.pack_turns(turns, budget):
+            facts += (await self._extract_part(part, schema)).facts
+        return FactExtraction(facts=facts)
+
+    async def _extract_part(self, turns: Sequence[Turn], schema: str) -> FactExtraction:
+        """One request of :meth:`extract_facts`: ``turns`` fit the context window."""
         known = {turn.id for turn in turns}
 
         def check(result: FactExtraction) -> FactExtraction:
@@ -229,7 +266,7 @@ class OpenAIReasoner(Reasoner):
                 )
             return FactExtraction(facts=facts)
 
-        messages = prompts.fact_messages(turns, schema_text(FactExtraction))
+        messages = prompts.fact_messages(turns, schema)
         return await self._structured(messages, FactExtraction, check)
 
     async def summarize_user(
@@ -238,7 +275,8 @@ class OpenAIReasoner(Reasoner):
         """Merge ``items`` into the ``previous`` profile (see :meth:`Reasoner.summarize_user`).
 
         The items carry no turn ids, so the returned ``evidence`` is empty; the caller knows
-        the sources. A text over ``max_tokens`` is cut to the budget.
+        the sources. A text over ``max_tokens`` is cut to the budget. Items that do not fit in
+        one request (``context_tokens``) are merged in request by request.
 
         Raises:
             InvalidInputError: no items and no previous profile.
@@ -252,15 +290,22 @@ class OpenAIReasoner(Reasoner):
                 return SummaryDraft(text=previous)
             raise InvalidInputError("nothing to summarize: no items and no previous profile")
 
+        schema = schema_text(SummaryDraft)
+        fixed = chunking.message_tokens(prompts.user_summary_messages(
+            previous, [], max_tokens, schema)) + (0 if previous else max_tokens)
+        budget = chunking.material_budget(
+            self.context_tokens, fixed, max_tokens + chunking.SUMMARY_ANSWER_OVERHEAD)
+
         def check(draft: SummaryDraft) -> SummaryDraft:
             return draft.model_copy(
                 update={"text": _fit(draft.text, max_tokens), "evidence": []}
             )
 
-        messages = prompts.user_summary_messages(
-            previous, items, max_tokens, schema_text(SummaryDraft)
-        )
-        return await self._structured(messages, SummaryDraft, check)
+        for part in chunking.pack_items(items, budget):
+            messages = prompts.user_summary_messages(previous, part, max_tokens, schema)
+            draft = await self._structured(messages, SummaryDraft, check)
+            previous = draft.text
+        return draft
 
     # -- sessions (seed 001): see :mod:`.openai_sessions` ---------------------------------
 

@@ -204,7 +204,7 @@ async def _search_groups(
     """
     embedding: asyncio.Future[np.ndarray] | None = None
     if request.mode in (SearchMode.VECTOR, SearchMode.HYBRID):
-        embedding = asyncio.ensure_future(embedder.embed_one(text))
+        embedding = asyncio.ensure_future(embedder.embed_query(text))
         await asyncio.sleep(0)  # let it start before the full-text searches are queued
     with_text = request.mode in (SearchMode.TEXT, SearchMode.HYBRID)
     try:
