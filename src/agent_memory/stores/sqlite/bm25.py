@@ -149,34 +149,41 @@ def index_documents(
 ) -> None:
     """Index (or re-index) the user's documents; call inside the writing transaction.
 
+    The whole batch is tokenized in one call and written with one statement per table, the
+    postings in key order (a store's ``put`` hands all of a user's records to one call:
+    tokenizing one document at a time cost 80-100 us each against about 50 us in batches,
+    BENCHMARKS.md "Ingest").
+
     Args:
         conn: the store's connection, inside a write transaction.
         user_id: the owner of every document.
-        docs: ``(rid, index_text)`` pairs, ``rid`` being the record's ``records.rid``.
+        docs: ``(rid, index_text)`` pairs, ``rid`` being the record's ``records.rid``; a rid
+            given twice is indexed with its last text.
     """
     if not docs:
         return
+    latest = dict(docs)
     row = conn.execute("SELECT uid FROM text_users WHERE user_id = ?", (user_id,)).fetchone()
     (uid,) = row or conn.execute(
         "INSERT INTO text_users (user_id) VALUES (?) RETURNING uid", (user_id,)
     ).fetchone()
-    conn.executemany("DELETE FROM text_docs WHERE rid = ?", [(rid,) for rid, _ in docs])
+    conn.execute(
+        "DELETE FROM text_docs WHERE rid IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(latest)),),
+    )
+    entries = []
     postings = []
-    for (rid, _), counts in zip(docs, tokenize([text for _, text in docs]), strict=True):
+    for rid, counts in zip(latest, tokenize(list(latest.values())), strict=True):
         length = sum(counts.values())
-        conn.execute(
-            "INSERT INTO text_docs (rid, uid, length, terms) VALUES (?, ?, ?, ?)",
-            (rid, uid, length, json.dumps(sorted(counts))),
-        )
+        entries.append((rid, uid, length, json.dumps(sorted(counts))))
         postings.extend((uid, term, rid, tf, length) for term, tf in counts.items())
+    conn.executemany(
+        "INSERT INTO text_docs (rid, uid, length, terms) VALUES (?, ?, ?, ?)", entries
+    )
+    postings.sort()  # primary-key order: neighbouring inserts land on the same pages
     conn.executemany(
         "INSERT INTO text_postings (uid, term, rid, tf, length) VALUES (?, ?, ?, ?, ?)", postings
     )
-
-
-def index_document(conn: sqlite3.Connection, user_id: str, rid: int, text: str) -> None:
-    """:func:`index_documents` for one document (the store's write path)."""
-    index_documents(conn, user_id, [(rid, text)])
 
 
 @contextmanager

@@ -43,7 +43,7 @@ from ...errors import ConfigError, InvalidInputError, NotAStoreError, StoreError
 from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from ..paging import DEFAULT_PAGE_SIZE, Page, decode_cursor, encode_cursor, sort_key
-from .bm25 import TextIndex, index_document
+from .bm25 import TextIndex, index_documents
 from .connections import ConnectionPool, default_threads, off_loop
 from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_embedding
 from .query import query_terms, record_row, vector_blob, where_clause
@@ -343,16 +343,20 @@ class SQLiteStore(MemoryStore):
                 with self._translate("put"):
                     conn.execute("BEGIN IMMEDIATE")
                     try:
+                        texts: dict[str, list[tuple[int, str]]] = {}
                         for record, text, blobs in prepared:
                             record = stamp(conn, record, overwrite=overwrite)
                             row = record_row(record)
-                            self._write_one(conn, row, text, blobs, pending=not blobs)
+                            rid = self._write_one(conn, row, blobs, pending=not blobs)
+                            texts.setdefault(row[0], []).append((rid, text))
                             stored.append(record)
                             upserts.setdefault(row[0], {})[row[1]] = [
                                 VectorRow(row[1], name, blob, *row[2:5], row[6], row[5],
                                           *row[7:11], row[12])
                                 for _, _, name, blob in blobs
                             ]
+                        for user, docs in texts.items():
+                            index_documents(conn, user, docs)
                         versions = self._bump(conn, set(upserts))
                         conn.execute("COMMIT")
                     except sqlite3.IntegrityError as exc:
@@ -375,9 +379,11 @@ class SQLiteStore(MemoryStore):
 
     @staticmethod
     def _write_one(
-        conn: sqlite3.Connection, row: tuple[Any, ...], text: str, blobs: list[tuple[Any, ...]],
+        conn: sqlite3.Connection, row: tuple[Any, ...], blobs: list[tuple[Any, ...]],
         *, pending: bool = False,
-    ) -> None:
+    ) -> int:
+        """Upsert one record's row and replace its vectors; returns its ``rid`` (the caller
+        indexes its text, a whole batch at a time)."""
         (rid,) = conn.execute(
             """
             INSERT INTO records (user_id, id, kind, thread_id, agent_id, seq, created_at,
@@ -396,13 +402,11 @@ class SQLiteStore(MemoryStore):
             """,
             (*row, 1 if pending else None),
         ).fetchone()
-        conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rid,))
-        conn.execute("INSERT INTO records_fts (rowid, text) VALUES (?, ?)", (rid, text))
-        index_document(conn, row[0], rid, text)
         conn.execute("DELETE FROM vectors WHERE user_id = ? AND record_id = ?", row[:2])
         conn.executemany(
             "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)", blobs
         )
+        return int(rid)
 
     @staticmethod
     def _bump(conn: sqlite3.Connection, users: set[str]) -> dict[str, int]:
@@ -549,7 +553,7 @@ class SQLiteStore(MemoryStore):
 
     @off_loop
     def delete(self, user_id: str, ids: Sequence[str]) -> int:
-        """Hard-delete the user's records with these ids, their vectors and FTS entries.
+        """Hard-delete the user's records with these ids, their vectors and full-text entries.
 
         Returns:
             How many records were deleted (ids of other users or unknown ids count 0).
@@ -569,7 +573,6 @@ class SQLiteStore(MemoryStore):
                     ).fetchall()
                     if rids:
                         by_rid = [(rid,) for rid, _ in rids]
-                        conn.executemany("DELETE FROM records_fts WHERE rowid = ?", by_rid)
                         conn.execute(
                             "DELETE FROM vectors WHERE user_id = ? "
                             "AND record_id IN (SELECT value FROM json_each(?))",
