@@ -344,17 +344,20 @@ class SQLiteStore(MemoryStore):
                     conn.execute("BEGIN IMMEDIATE")
                     try:
                         texts: dict[str, list[tuple[int, str]]] = {}
+                        vectors: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
                         for record, text, blobs in prepared:
                             record = stamp(conn, record, overwrite=overwrite)
                             row = record_row(record)
-                            rid = self._write_one(conn, row, blobs, pending=not blobs)
+                            rid = self._write_row(conn, row, pending=not blobs)
                             texts.setdefault(row[0], []).append((rid, text))
+                            vectors[row[0], row[1]] = blobs  # a record given twice: its last
                             stored.append(record)
                             upserts.setdefault(row[0], {})[row[1]] = [
                                 VectorRow(row[1], name, blob, *row[2:5], row[6], row[5],
                                           *row[7:11], row[12])
                                 for _, _, name, blob in blobs
                             ]
+                        self._write_vectors(conn, vectors)
                         for user, docs in texts.items():
                             index_documents(conn, user, docs)
                         versions = self._bump(conn, set(upserts))
@@ -378,11 +381,9 @@ class SQLiteStore(MemoryStore):
         return stored
 
     @staticmethod
-    def _write_one(
-        conn: sqlite3.Connection, row: tuple[Any, ...], blobs: list[tuple[Any, ...]],
-        *, pending: bool = False,
-    ) -> int:
-        """Upsert one record's row and replace its vectors; returns its ``rid`` (the caller
+    def _write_row(conn: sqlite3.Connection, row: tuple[Any, ...], *, pending: bool = False
+                   ) -> int:
+        """Upsert one record's row; returns its ``rid`` (the caller writes its vectors and
         indexes its text, a whole batch at a time)."""
         (rid,) = conn.execute(
             """
@@ -402,11 +403,27 @@ class SQLiteStore(MemoryStore):
             """,
             (*row, 1 if pending else None),
         ).fetchone()
-        conn.execute("DELETE FROM vectors WHERE user_id = ? AND record_id = ?", row[:2])
-        conn.executemany(
-            "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)", blobs
-        )
         return int(rid)
+
+    @staticmethod
+    def _write_vectors(
+        conn: sqlite3.Connection, vectors: dict[tuple[str, str], list[tuple[Any, ...]]]
+    ) -> None:
+        """Replace the vectors of records ``(user_id, id) -> [(user_id, id, field, blob)]``:
+        one delete per user and one insert for them all."""
+        ids: dict[str, list[str]] = {}
+        for user_id, record_id in vectors:
+            ids.setdefault(user_id, []).append(record_id)
+        for user_id, record_ids in ids.items():
+            conn.execute(
+                "DELETE FROM vectors WHERE user_id = ? "
+                "AND record_id IN (SELECT value FROM json_each(?))",
+                (user_id, json.dumps(record_ids)),
+            )
+        conn.executemany(
+            "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)",
+            [blob for blobs in vectors.values() for blob in blobs],
+        )
 
     @staticmethod
     def _bump(conn: sqlite3.Connection, users: set[str]) -> dict[str, int]:
