@@ -4,7 +4,7 @@ A fresh temporary SQLite store is filled by :func:`agent_memory.ingest.ingest_th
 :class:`~agent_memory.AsyncMemory` (local all-MiniLM-L6-v2 on onnxruntime, extractive
 reasoner), exactly what ``agent-memory ingest PATH --format locomo`` runs. Prints:
 
-- turn storage throughput (turns/s): turns validated, embedded, indexed (FTS5 + vectors) and
+- turn storage throughput (turns/s): turns validated, embedded, indexed (full text + vectors) and
   committed, ``IngestReport.turn_seconds``; with the embedding calls' seconds (two chunks
   are stored at a time, so they can add up to more than the wall time), the CPU
   time the process used meanwhile (all threads) and the share of the cores that was (below
