@@ -42,6 +42,8 @@ with each user's own document count, mean length and document frequencies.
 Migration 7 (ingest speed): ``records_fts`` is dropped. Nothing reads it since migration 6
 (whose fill of the per-user tables on older files is its last use) and writing it cost about
 0.15 ms per record; the FTS5 tokenizer itself is still what produces the terms (:mod:`.bm25`).
+Dropping the table of 100k LoCoMo turns (47 MiB) took 1.0 s inside the opening transaction
+(loaded machine); its pages are reused by later writes (the file shrinks only with ``VACUUM``).
 """
 
 from __future__ import annotations
