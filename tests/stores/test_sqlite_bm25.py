@@ -171,6 +171,11 @@ async def test_writes_keep_the_statistics_exact(tmp_path: Path) -> None:
     users = {u: (d, t) for u, d, t in tables[0]}
     assert users["alice"][0] == 7 and users["bob"][0] == 3
     assert "newer" in tables[1][-1][3] and "here" not in tables[1][-1][3]  # t9's last text
+    with sqlite3.connect(path) as conn:  # the index text itself, kept for exports
+        assert conn.execute("SELECT d.text FROM text_docs d JOIN records r USING (rid) "
+                            "WHERE r.user_id = 'alice' AND r.id = 't9'").fetchone() == (
+            "newer words, once more",)
+    conn.close()
     assert tables == rebuilt(path, tmp_path / "copy.db")
 
 
@@ -191,10 +196,15 @@ async def test_a_version_5_file_gains_the_text_index(tmp_path: Path) -> None:
     for q, hits in before.items():
         again = await store.text_search("alice", q, ALL, k=50)
         assert [(h.record.id, h.score) for h in again] == [(h.record.id, h.score) for h in hits]
-    with sqlite3.connect(path) as conn:  # migration 7: the FTS5 table is gone once read
+    with sqlite3.connect(path) as conn:  # migration 7: the index texts moved, FTS5 gone
         assert conn.execute("SELECT count(*) FROM sqlite_master "
                             "WHERE name LIKE 'records_fts%'").fetchone() == (0,)
+        texts = conn.execute("SELECT r.id, r.user_id, d.text FROM records r "
+                             "JOIN text_docs d USING (rid)").fetchall()
     conn.close()
+    expected = [(f"t{i}", "alice", t) for i, t in enumerate(TEXTS)]
+    expected += [(f"t{i}", "bob", t) for i, t in enumerate(reversed(TEXTS))]
+    assert sorted(texts) == sorted(expected)
     await store.put([turn(50, "Luna the dog")])
     assert (await store.text_search("alice", "Luna", ALL, k=5))[0].record.id == "t50"
     await store.close()

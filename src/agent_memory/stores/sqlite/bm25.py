@@ -9,8 +9,9 @@ data. This module keeps the statistics per user instead, in three tables (migrat
     text_users     uid (integer alias), user_id, docs, tokens, changes: one row per user;
                    the document count, the summed length in tokens, and a counter moved by
                    every indexed or removed document (keys the frequency cache)
-    text_docs      rid (= records.rid, deleted with the record), uid, length in tokens, and
-                   the document's distinct terms (JSON), so removal finds its postings
+    text_docs      rid (= records.rid, deleted with the record), uid, length in tokens, the
+                   document's distinct terms (JSON), so removal finds its postings, and its
+                   text (migration 7: the record's index text, for exports)
     text_postings  (uid, term, rid) -> tf, length: an inverted index partitioned by user
 
 Triggers on ``text_docs`` keep ``text_users`` and ``text_postings`` in step inside the writing
@@ -177,10 +178,10 @@ def index_documents(
     postings = []
     for rid, counts in zip(latest, tokenize(list(latest.values())), strict=True):
         length = sum(counts.values())
-        entries.append((rid, uid, length, json.dumps(sorted(counts))))
+        entries.append((rid, uid, length, json.dumps(sorted(counts)), latest[rid]))
         postings.extend((uid, term, rid, tf, length) for term, tf in counts.items())
     conn.executemany(
-        "INSERT INTO text_docs (rid, uid, length, terms) VALUES (?, ?, ?, ?)", entries
+        "INSERT INTO text_docs (rid, uid, length, terms, text) VALUES (?, ?, ?, ?, ?)", entries
     )
     conn.executemany(
         "INSERT INTO text_postings (uid, term, rid, tf, length) VALUES (?, ?, ?, ?, ?)", postings

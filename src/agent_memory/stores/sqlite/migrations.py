@@ -39,7 +39,8 @@ Migration 6 (full-text statistics per user): ``text_users``, ``text_docs``, ``te
 (:mod:`.text_schema`), filled from ``records_fts``; :mod:`.bm25` scores text search from them
 with each user's own document count, mean length and document frequencies.
 
-Migration 7 (ingest speed): ``records_fts`` is dropped. Nothing reads it since migration 6
+Migration 7 (ingest speed): each record's index text moves to ``text_docs.text`` (a plain
+column, read by exports) and ``records_fts`` is dropped. Nothing else reads it since migration 6
 (whose fill of the per-user tables on older files is its last use) and writing it cost about
 0.15 ms per record; the FTS5 tokenizer itself is still what produces the terms (:mod:`.bm25`).
 Dropping the table of 100k LoCoMo turns (47 MiB) took 1.0 s inside the opening transaction
@@ -153,8 +154,13 @@ def _m004_speakers(conn: sqlite3.Connection) -> None:
 
 
 def _m007_drop_fts(conn: sqlite3.Connection) -> None:
-    """Drop ``records_fts``: text search reads the per-user tables of migration 6."""
-    conn.execute("DROP TABLE IF EXISTS records_fts")
+    """Move each record's index text to ``text_docs.text`` and drop ``records_fts``: text
+    search reads the per-user tables of migration 6."""
+    conn.execute("ALTER TABLE text_docs ADD COLUMN text TEXT NOT NULL DEFAULT ''")
+    conn.execute(
+        "UPDATE text_docs SET text = f.text FROM records_fts f WHERE f.rowid = text_docs.rid"
+    )
+    conn.execute("DROP TABLE records_fts")
 
 
 Migration = Callable[[sqlite3.Connection], None]

@@ -3,7 +3,8 @@
 Tables::
 
     text_users     uid INTEGER PRIMARY KEY, user_id UNIQUE, docs, tokens, changes
-    text_docs      rid (records.rid, ON DELETE CASCADE), uid, length, terms (JSON array)
+    text_docs      rid (records.rid, ON DELETE CASCADE), uid, length, terms (JSON array);
+                   migration 7 adds ``text`` (the index text)
     text_postings  (uid, term, rid) PRIMARY KEY -> tf, length; WITHOUT ROWID
 
 ``text_docs`` and ``text_postings`` are written by code (:func:`.bm25.index_documents`);
