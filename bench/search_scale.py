@@ -175,7 +175,7 @@ async def build(path: Path, n: int, data: Data, spec) -> float:
     for lo in range(0, n, BATCH):
         hi = min(lo + BATCH, n)
         texts, vecs = data.batch(lo, hi)
-        records, fts, vectors = [], [], []
+        records, docs, vectors = [], [], []
         for j, (speaker, content) in enumerate(texts):
             i = lo + j
             turn = Turn(
@@ -184,14 +184,13 @@ async def build(path: Path, n: int, data: Data, spec) -> float:
                 seq=i % THREAD_TURNS, created_at=start + timedelta(minutes=i),
             )
             records.append((i + 1, *record_row(turn)))
-            fts.append((i + 1, index_text(turn)))
+            docs.append((i + 1, index_text(turn)))
             vectors.append((USER, turn.id, "content", vecs[j].tobytes()))
         conn.executemany(
             "INSERT INTO records (rid, user_id, id, kind, thread_id, agent_id, seq, created_at, "
             "content_hash, category, processed, superseded_by, doc, collection) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", records)
-        conn.executemany("INSERT INTO records_fts (rowid, text) VALUES (?, ?)", fts)
-        index_documents(conn, USER, fts)
+        index_documents(conn, USER, docs)
         conn.executemany(
             "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)", vectors)
     conn.execute("INSERT INTO user_versions (user_id, version) VALUES (?, 1)", (USER,))

@@ -1,4 +1,5 @@
-"""Migration 5 on a file written by the previous schema: versions, turn order, control fields."""
+"""Migrations on files written by older schemas: versions, turn order, control fields (5),
+the per-user text index (6), no FTS5 table (7)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,25 @@ from agent_memory.errors import ConflictError
 from agent_memory.models import Fact, ThreadSummary, Turn
 from agent_memory.stores.base import EmbeddingSpec, Indexed, RecordQuery
 from agent_memory.stores.sqlite import SCHEMA_VERSION, SQLiteStore
+from agent_memory.stores.sqlite.migrations import FTS_TOKENIZER
 
 SPEC = EmbeddingSpec(model="test:four", dim=4)
 TURNS = RecordQuery(kinds=frozenset({"turn"}))
 
 
+def restore_records_fts(conn: sqlite3.Connection) -> None:
+    """Undo migration 7: the FTS5 index older libraries wrote with every record (rowid =
+    ``records.rid``), holding each record's index text (in these tests, its content)."""
+    conn.execute(f"CREATE VIRTUAL TABLE records_fts USING fts5(text, tokenize = '{FTS_TOKENIZER}')")
+    conn.execute("INSERT INTO records_fts (rowid, text) "
+                 "SELECT rid, json_extract(doc, '$.content') FROM records")
+
+
 def roll_back_to_4(path: Path) -> None:
-    """Undo migrations 6 and 5 on a closed file: what a file of an older library looks like."""
+    """Undo migrations 7, 6 and 5 on a closed file: what a file of an older library looks
+    like."""
     with sqlite3.connect(path) as conn:
+        restore_records_fts(conn)
         for table in ("text_postings", "text_docs", "text_users"):
             conn.execute(f"DROP TABLE {table}")
         for index in ("turns_by_seq", "records_by_update", "records_pending"):

@@ -43,6 +43,26 @@ async def opened(path: Path, spec: EmbeddingSpec = SPEC) -> SQLiteStore:
     return store
 
 
+async def test_a_record_twice_in_one_put_is_stored_as_its_last_copy(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    store = await opened(path)
+    first = Indexed(Fact(id="f", user_id="alice", content="kayaking on Sunday"),
+                    vectors={"content": unit(1, 0)})
+    last = Indexed(Fact(id="f", user_id="alice", content="climbing on Monday"),
+                   vectors={"content": unit(0, 1)})
+    await store.put([first, turn("a"), last], overwrite=True)
+    (fact,) = await store.get("alice", ["f"])
+    assert fact.content == "climbing on Monday"
+    assert [h.record.id for h in await store.text_search("alice", "climbing", ALL, 5)] == ["f"]
+    assert await store.text_search("alice", "kayaking", ALL, 5) == []
+    (hit,) = await store.vector_search("alice", unit(0, 1), RecordQuery(ids=frozenset({"f"})), 5)
+    assert hit.score == pytest.approx(1.0)
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT count(*) FROM vectors WHERE record_id = 'f'").fetchone() == (1,)
+    conn.close()
+
+
 async def test_reopen_persists_records_vectors_and_text(tmp_path: Path) -> None:
     path = tmp_path / "m.db"
     store = await opened(path)

@@ -14,8 +14,11 @@ from agent_memory.models import RecordKind, Turn
 from agent_memory.stores.base import EmbeddingSpec, Indexed, RecordQuery
 from agent_memory.stores.sqlite import SQLiteStore
 from agent_memory.stores.sqlite.bm25 import IDF_FLOOR, idf, tokenize
+from agent_memory.stores.sqlite.migrations import FTS_TOKENIZER
 from agent_memory.stores.sqlite.query import fts_query, where_clause
 from agent_memory.stores.sqlite.text_schema import migration_006_text_index
+
+from .test_migrations import restore_records_fts
 
 SPEC = EmbeddingSpec(model="test:four", dim=4)
 ALL = RecordQuery()
@@ -46,13 +49,19 @@ async def opened(path: Path, budget: int = 2_000) -> SQLiteStore:
     return store
 
 
-def fts5_scores(store: SQLiteStore, text: str) -> dict[str, float]:
-    """Record id -> ``-bm25(records_fts)``: FTS5's own score, with table-wide statistics."""
-    conn = store._conn
-    assert conn is not None
-    return dict(conn.execute(
-        "SELECT r.id, -bm25(records_fts) FROM records_fts JOIN records r "
-        "ON r.rid = records_fts.rowid WHERE records_fts MATCH ?", (fts_query(text),)))
+def fts5_scores(path: Path, text: str) -> dict[str, float]:
+    """Record id -> FTS5's own ``-bm25()`` over an FTS5 table of every record's index text
+    (here its content) built for the comparison, with table-wide statistics."""
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"CREATE VIRTUAL TABLE temp.fts USING fts5(text, tokenize = "
+                     f"'{FTS_TOKENIZER}')")
+        conn.execute("INSERT INTO temp.fts (rowid, text) "
+                     "SELECT rid, json_extract(doc, '$.content') FROM records")
+        scores = dict(conn.execute(
+            "SELECT r.id, -bm25(fts) FROM temp.fts JOIN records r ON r.rid = fts.rowid "
+            "WHERE fts MATCH ?", (fts_query(text),)))
+    conn.close()
+    return scores
 
 
 async def test_one_users_scores_equal_fts5_bm25(tmp_path: Path) -> None:
@@ -60,7 +69,7 @@ async def test_one_users_scores_equal_fts5_bm25(tmp_path: Path) -> None:
     await store.put([turn(i, text) for i, text in enumerate(TEXTS)])
     for text in QUERIES:
         hits = await store.text_search("alice", text, ALL, k=50)
-        expected = fts5_scores(store, text)
+        expected = fts5_scores(tmp_path / "m.db", text)
         assert {h.record.id: h.score for h in hits} == pytest.approx(expected, rel=1e-9), text
         scores = [h.score for h in hits]
         assert scores == sorted(scores, reverse=True)
@@ -136,9 +145,10 @@ def text_tables(path: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:
 
 
 def rebuilt(path: Path, copy: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:
-    """The text tables of ``path`` as migration 6 builds them from its FTS5 index alone."""
+    """The text tables of ``path`` as migration 6 builds them from an FTS5 index alone."""
     shutil.copy(path, copy)
     with sqlite3.connect(copy) as conn:
+        restore_records_fts(conn)
         for table in ("text_postings", "text_docs", "text_users"):
             conn.execute(f"DROP TABLE {table}")
         migration_006_text_index(conn)
@@ -151,14 +161,21 @@ async def test_writes_keep_the_statistics_exact(tmp_path: Path) -> None:
     store = await opened(path)
     await store.put([turn(i, text) for i, text in enumerate(TEXTS)])
     await store.put([turn(i, text, user="bob") for i, text in enumerate(TEXTS[:4])])
-    await store.put([turn(1, "the dog ran again and again"), turn(9, "new words here")],
-                    overwrite=True)  # t1 is replaced blind
+    await store.put([turn(1, "the dog ran again and again"), turn(9, "new words here"),
+                     turn(9, "newer words, once more")],
+                    overwrite=True)  # t1 is replaced blind; t9 twice in one batch
     assert await store.delete("alice", ["t2", "t6"]) == 2
     assert await store.delete("bob", ["t0"]) == 1
     await store.close()
     tables = text_tables(path)
     users = {u: (d, t) for u, d, t in tables[0]}
     assert users["alice"][0] == 7 and users["bob"][0] == 3
+    assert "newer" in tables[1][-1][3] and "here" not in tables[1][-1][3]  # t9's last text
+    with sqlite3.connect(path) as conn:  # the index text itself, kept for exports
+        assert conn.execute("SELECT d.text FROM text_docs d JOIN records r USING (rid) "
+                            "WHERE r.user_id = 'alice' AND r.id = 't9'").fetchone() == (
+            "newer words, once more",)
+    conn.close()
     assert tables == rebuilt(path, tmp_path / "copy.db")
 
 
@@ -170,15 +187,24 @@ async def test_a_version_5_file_gains_the_text_index(tmp_path: Path) -> None:
     before = {q: await store.text_search("alice", q, ALL, k=50) for q in QUERIES}
     await store.close()
     with sqlite3.connect(path) as conn:  # roll the file back to the schema before the index
+        restore_records_fts(conn)
         for table in ("text_postings", "text_docs", "text_users"):
             conn.execute(f"DROP TABLE {table}")
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        conn.execute(f"PRAGMA user_version = {version - 1}")
+        conn.execute("PRAGMA user_version = 5")
     conn.close()
     store = await opened(path)
     for q, hits in before.items():
         again = await store.text_search("alice", q, ALL, k=50)
         assert [(h.record.id, h.score) for h in again] == [(h.record.id, h.score) for h in hits]
+    with sqlite3.connect(path) as conn:  # migration 7: the index texts moved, FTS5 gone
+        assert conn.execute("SELECT count(*) FROM sqlite_master "
+                            "WHERE name LIKE 'records_fts%'").fetchone() == (0,)
+        texts = conn.execute("SELECT r.id, r.user_id, d.text FROM records r "
+                             "JOIN text_docs d USING (rid)").fetchall()
+    conn.close()
+    expected = [(f"t{i}", "alice", t) for i, t in enumerate(TEXTS)]
+    expected += [(f"t{i}", "bob", t) for i, t in enumerate(reversed(TEXTS))]
+    assert sorted(texts) == sorted(expected)
     await store.put([turn(50, "Luna the dog")])
     assert (await store.text_search("alice", "Luna", ALL, k=5))[0].record.id == "t50"
     await store.close()

@@ -1,4 +1,5 @@
-"""The default store: one SQLite file with FTS5 BM25 and exact cosine KNN (see :mod:`.store`)."""
+"""The default store: one SQLite file with BM25 over per-user postings and cosine KNN (see
+:mod:`.store`)."""
 
 from .migrations import MIGRATIONS, SCHEMA_VERSION
 from .query import STOP_WORDS, fts_query

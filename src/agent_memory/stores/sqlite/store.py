@@ -43,7 +43,7 @@ from ...errors import ConfigError, InvalidInputError, NotAStoreError, StoreError
 from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from ..paging import DEFAULT_PAGE_SIZE, Page, decode_cursor, encode_cursor, sort_key
-from .bm25 import TextIndex, index_document
+from .bm25 import TextIndex, index_documents
 from .connections import ConnectionPool, default_threads, off_loop
 from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_embedding
 from .query import query_terms, record_row, vector_blob, where_clause
@@ -343,16 +343,23 @@ class SQLiteStore(MemoryStore):
                 with self._translate("put"):
                     conn.execute("BEGIN IMMEDIATE")
                     try:
+                        texts: dict[str, list[tuple[int, str]]] = {}
+                        vectors: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
                         for record, text, blobs in prepared:
                             record = stamp(conn, record, overwrite=overwrite)
                             row = record_row(record)
-                            self._write_one(conn, row, text, blobs, pending=not blobs)
+                            rid = self._write_row(conn, row, pending=not blobs)
+                            texts.setdefault(row[0], []).append((rid, text))
+                            vectors[row[0], row[1]] = blobs  # a record given twice: its last
                             stored.append(record)
                             upserts.setdefault(row[0], {})[row[1]] = [
                                 VectorRow(row[1], name, blob, *row[2:5], row[6], row[5],
                                           *row[7:11], row[12])
                                 for _, _, name, blob in blobs
                             ]
+                        self._write_vectors(conn, vectors)
+                        for user, docs in texts.items():
+                            index_documents(conn, user, docs)
                         versions = self._bump(conn, set(upserts))
                         conn.execute("COMMIT")
                     except sqlite3.IntegrityError as exc:
@@ -374,10 +381,10 @@ class SQLiteStore(MemoryStore):
         return stored
 
     @staticmethod
-    def _write_one(
-        conn: sqlite3.Connection, row: tuple[Any, ...], text: str, blobs: list[tuple[Any, ...]],
-        *, pending: bool = False,
-    ) -> None:
+    def _write_row(conn: sqlite3.Connection, row: tuple[Any, ...], *, pending: bool = False
+                   ) -> int:
+        """Upsert one record's row; returns its ``rid`` (the caller writes its vectors and
+        indexes its text, a whole batch at a time)."""
         (rid,) = conn.execute(
             """
             INSERT INTO records (user_id, id, kind, thread_id, agent_id, seq, created_at,
@@ -396,12 +403,26 @@ class SQLiteStore(MemoryStore):
             """,
             (*row, 1 if pending else None),
         ).fetchone()
-        conn.execute("DELETE FROM records_fts WHERE rowid = ?", (rid,))
-        conn.execute("INSERT INTO records_fts (rowid, text) VALUES (?, ?)", (rid, text))
-        index_document(conn, row[0], rid, text)
-        conn.execute("DELETE FROM vectors WHERE user_id = ? AND record_id = ?", row[:2])
+        return int(rid)
+
+    @staticmethod
+    def _write_vectors(
+        conn: sqlite3.Connection, vectors: dict[tuple[str, str], list[tuple[Any, ...]]]
+    ) -> None:
+        """Replace the vectors of records ``(user_id, id) -> [(user_id, id, field, blob)]``:
+        one delete per user and one insert for them all."""
+        ids: dict[str, list[str]] = {}
+        for user_id, record_id in vectors:
+            ids.setdefault(user_id, []).append(record_id)
+        for user_id, record_ids in ids.items():
+            conn.execute(
+                "DELETE FROM vectors WHERE user_id = ? "
+                "AND record_id IN (SELECT value FROM json_each(?))",
+                (user_id, json.dumps(record_ids)),
+            )
         conn.executemany(
-            "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)", blobs
+            "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)",
+            [blob for blobs in vectors.values() for blob in blobs],
         )
 
     @staticmethod
@@ -549,7 +570,7 @@ class SQLiteStore(MemoryStore):
 
     @off_loop
     def delete(self, user_id: str, ids: Sequence[str]) -> int:
-        """Hard-delete the user's records with these ids, their vectors and FTS entries.
+        """Hard-delete the user's records with these ids, their vectors and full-text entries.
 
         Returns:
             How many records were deleted (ids of other users or unknown ids count 0).
@@ -569,7 +590,6 @@ class SQLiteStore(MemoryStore):
                     ).fetchall()
                     if rids:
                         by_rid = [(rid,) for rid, _ in rids]
-                        conn.executemany("DELETE FROM records_fts WHERE rowid = ?", by_rid)
                         conn.execute(
                             "DELETE FROM vectors WHERE user_id = ? "
                             "AND record_id IN (SELECT value FROM json_each(?))",

@@ -3,12 +3,13 @@
 Tables::
 
     text_users     uid INTEGER PRIMARY KEY, user_id UNIQUE, docs, tokens, changes
-    text_docs      rid (records.rid, ON DELETE CASCADE), uid, length, terms (JSON array)
+    text_docs      rid (records.rid, ON DELETE CASCADE), uid, length, terms (JSON array);
+                   migration 7 adds ``text`` (the index text)
     text_postings  (uid, term, rid) PRIMARY KEY -> tf, length; WITHOUT ROWID
 
-``text_docs`` is the only table written by code (:func:`.bm25.index_document`); its triggers
-add or remove the document's postings and move its user's ``docs``, ``tokens`` and ``changes``
-in the same transaction. Users are numbered (``uid``) so postings do not repeat long user ids.
+``text_docs`` and ``text_postings`` are written by code (:func:`.bm25.index_documents`);
+triggers on ``text_docs`` remove a document's postings with it and move its user's ``docs``,
+``tokens`` and ``changes`` in the same transaction. Users are numbered (``uid``) so postings do not repeat long user ids.
 
 An existing file is filled from its FTS5 index (``fts5vocab`` over ``records_fts``: the terms
 and counts FTS5 itself indexed), one statement per table, inside the migration's transaction.
