@@ -36,7 +36,7 @@ def indexed(conn: sqlite3.Connection, user_id: str, ids: Sequence[str],
     """
     wanted = json.dumps(list(dict.fromkeys(ids)))
     rows = conn.execute(
-        "SELECT r.id, r.doc, f.text FROM records r LEFT JOIN records_fts f ON f.rowid = r.rid "
+        "SELECT r.id, r.doc, f.text FROM records r LEFT JOIN text_docs f ON f.rid = r.rid "
         "WHERE r.user_id = ? AND r.id IN (SELECT value FROM json_each(?))",
         (user_id, wanted),
     ).fetchall()
