@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -131,8 +130,8 @@ async def test_close_while_idle_stops_the_workers_and_closes_their_connections(
     pool = store._pool
     assert pool is not None
     readers = list(pool._readers)
-    prefix = pool._executor._thread_name_prefix
-    workers = [t for t in threading.enumerate() if t.name.startswith(prefix)]
+    # This pool's own threads (other stores of the session may share the name prefix).
+    workers = list(pool._executor._threads)
     assert readers and workers
     await store.close()
     assert pool.closed and store._pool is None
