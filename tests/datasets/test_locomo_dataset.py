@@ -61,7 +61,8 @@ def _sample(**overrides) -> dict:
             {"question": "Nothing?", "category": 5, "evidence": [],
              "adversarial_answer": "cat"},
         ],
-        "observation": {"ignored": True},
+        "observation": {"session_1_observation": {"Ann": [["Ann moved to Lisbon.", "D1:1"]]}},
+        "event_summary": {"ignored": True},
     }
     raw.update(overrides)
     return raw

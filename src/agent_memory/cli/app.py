@@ -1,7 +1,8 @@
 """The ``agent-memory`` command line (typer + rich).
 
-Commands: ingest, search, summary, profile, demo, eval locomo, model export. Every command takes
-``--store PATH`` (or ``AGENT_MEMORY_STORE``); errors of ours print one clear line and exit 2.
+Commands: ingest, search, summary, profile, demo, eval locomo, eval locomo-memory, model
+export. Every command takes ``--store PATH`` (or ``AGENT_MEMORY_STORE``); errors of ours print
+one clear line and exit 2.
 """
 
 from __future__ import annotations
@@ -209,6 +210,24 @@ def eval_locomo(
     from .evaluate import run_eval
 
     run_eval(path, json_out, store, mode.value, budget)
+
+
+@eval_app.command("locomo-memory")
+@handles_errors
+def eval_locomo_memory(
+    path: Annotated[Path, typer.Argument(help="LoCoMo JSON (e.g. locomo_dev.json).",
+                                         exists=True, dir_okay=False)],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write results as JSON.")] = None,
+    store: Annotated[Path | None, typer.Option("--store", "-s", help="Reuse/keep the store "
+                     "here (default: a fresh temporary store).")] = None,
+    conversations: Annotated[int | None, typer.Option("--conversations", min=1, help="Only "
+                             "the first N conversations.")] = None,
+) -> None:
+    """Derived facts, summaries and profiles against LoCoMo's reference observations and
+    session summaries: fact recall/precision/attribution, compression, ROUGE, profile."""
+    from .evaluate_memory import run_memory_eval
+
+    run_memory_eval(path, json_out, store, conversations)
 
 
 @model_app.command("export")

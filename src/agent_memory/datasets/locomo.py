@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ..errors import InvalidInputError
 from ..models import Role, Turn
 from .jsonl import from_validation_error
+from .locomo_references import LocomoObservation, parse_observations, parse_session_summaries
 
 CATEGORY_NAMES: dict[int, str] = {
     1: "multi-hop",
@@ -123,6 +124,10 @@ class LocomoSample(BaseModel):
         speakers: ``(speaker_a, speaker_b)`` names.
         sessions: sessions in number order.
         questions: questions in file order.
+        observations: the reference observations (:mod:`.locomo_references`); used only to
+            measure derived facts, never given to the pipeline.
+        session_summaries: the reference summary of each session, ``{number: text}``; used
+            only to measure derived summaries.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -131,6 +136,8 @@ class LocomoSample(BaseModel):
     speakers: tuple[str, str]
     sessions: list[LocomoSession]
     questions: list[LocomoQuestion]
+    observations: list[LocomoObservation] = []
+    session_summaries: dict[int, str] = {}
 
     @property
     def user_id(self) -> str:
@@ -289,8 +296,10 @@ def _question(raw: Any, known: Collection[str], where: str) -> LocomoQuestion:
 def parse_sample(raw: Any) -> LocomoSample:
     """Build a :class:`LocomoSample` from one element of the LoCoMo JSON list.
 
-    ``session_N_date_time`` keys without a ``session_N`` are ignored; so are the reference
-    annotations (``observation``, ``session_summary``, ``event_summary``).
+    ``session_N_date_time`` keys without a ``session_N`` are ignored, and so is
+    ``event_summary``. The reference annotations ``observation`` and ``session_summary`` are
+    kept apart from the turns (:attr:`LocomoSample.observations`,
+    :attr:`LocomoSample.session_summaries`).
 
     Raises:
         InvalidInputError: a required field is missing or malformed (the message says where).
@@ -326,7 +335,10 @@ def parse_sample(raw: Any) -> LocomoSample:
         raise InvalidInputError(f"{sample_id}: 'qa' must be a list")
     questions = [_question(q, known, f"{sample_id} qa[{i}]") for i, q in enumerate(qa)]
     return LocomoSample(
-        sample_id=sample_id, speakers=speakers, sessions=sessions, questions=questions
+        sample_id=sample_id, speakers=speakers, sessions=sessions, questions=questions,
+        observations=parse_observations(
+            raw.get("observation"), lambda ids: normalize_evidence(ids, known), sample_id),
+        session_summaries=parse_session_summaries(raw.get("session_summary"), sample_id),
     )
 
 

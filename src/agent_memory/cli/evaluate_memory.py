@@ -1,0 +1,95 @@
+"""``agent-memory eval locomo-memory``: derived facts, summaries and profiles against LoCoMo's
+reference observations and session summaries (:mod:`agent_memory.eval.memory`)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.table import Table
+
+from ..client import AsyncMemory
+from ..config import Settings
+from ..datasets.locomo import load_locomo
+from ..errors import InvalidInputError
+from ..eval.memory import TARGET_COMPRESSION, MemoryReport, evaluate_memory
+from ..eval.memory_metrics import COVER_COSINE, DUPLICATE_COSINE
+from ..ingest import ThreadBatch
+from .ingest import ingest_with_progress, print_report
+from .render import console, progress_bar
+
+
+async def _evaluate(path: Path, store: Path, conversations: int | None) -> MemoryReport:
+    samples = load_locomo(path)
+    if conversations is not None:
+        if conversations < 1:
+            raise InvalidInputError(f"--conversations must be >= 1, got {conversations}")
+        samples = samples[:conversations]
+    async with AsyncMemory.open(Settings.load(store=str(store))) as memory:
+        # a sample whose profile exists was ingested with the pipeline before: reuse it
+        todo = [s for s in samples if await memory.get_profile(s.sample_id) is None]
+        if todo:
+            batches = [ThreadBatch(s.sample_id, sess.thread_id, sess.turns)
+                       for s in todo for sess in s.sessions]
+            print_report(await ingest_with_progress(memory, batches))
+        with progress_bar() as bar:
+            task = bar.add_task("scoring conversations", total=len(samples))
+            return await evaluate_memory(
+                memory, samples, progress=lambda done, total: bar.update(task, completed=done))
+
+
+def _cell(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def report_tables(report: MemoryReport) -> list[Table]:
+    """The facts table and the summaries-and-profile table, a row per conversation + overall."""
+    facts = Table(box=box.SIMPLE_HEAD, title=(
+        f"Facts vs LoCoMo observations (obs); cover: same turn, cosine >= {COVER_COSINE}"))
+    for column in ("conv", "obs", "facts", "per session", "recall", "precision",
+                   "attribution"):
+        facts.add_column(column, justify="left" if column == "conv" else "right", no_wrap=True)
+    other = Table(box=box.SIMPLE_HEAD, title=(
+        "Summaries vs LoCoMo session summaries: n, compression mean/min/share at target, "
+        f"ROUGE-1/L recall. Profile: tokens, own sentences, dups (cosine >= {DUPLICATE_COSINE})"))
+    # short headers and a light box: the table fits 80 columns
+    for column in ("conv", "n", "compr", "min", f">={TARGET_COMPRESSION:g}:1", "R-1", "R-L",
+                   "tokens", "own", "dups"):
+        other.add_column(column, justify="left" if column == "conv" else "right", no_wrap=True)
+    for label, figures in report.rows():
+        f, s, p = figures["facts"], figures["summaries"], figures["profile"]
+        facts.add_row(label, str(f["observations"]), str(f["facts"]), _cell(f["per_session"], 1),
+                      _cell(f["recall"]), _cell(f["precision"]), _cell(f["attribution"]))
+        other.add_row(label, str(s["n"]), _cell(s.get("compression_mean"), 2),
+                      _cell(s.get("compression_min"), 2), _cell(s.get("at_target")),
+                      _cell(s.get("rouge1_recall")), _cell(s.get("rougeL_recall")),
+                      _cell(p["tokens_mean"], 0), _cell(p["own_share"]),
+                      f"{p['duplicates']}/{p['sentences']}")
+    return [facts, other]
+
+
+def run_memory_eval(path: Path, json_out: Path | None, store: Path | None,
+                    conversations: int | None) -> None:
+    """Ingest ``path`` (unless ``store`` already holds it), score, print, optionally write JSON.
+
+    Raises:
+        InvalidInputError: a bad file or ``conversations`` < 1.
+        ConfigError: ``rouge-score`` is not installed (``pip install 'agent-memory[eval]'``).
+    """
+    if store is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            report = asyncio.run(_evaluate(path, Path(tmp) / "locomo.db", conversations))
+    else:
+        report = asyncio.run(_evaluate(path, store, conversations))
+    for table in report_tables(report):
+        console.print(table)
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(report.to_dict(), indent=2) + "\n")
+        console.print(f"wrote {json_out}")
