@@ -1,0 +1,99 @@
+"""The labelled fact pairs of data/reconcile_pairs_v2.jsonl: format, balance, split, provenance.
+
+The split rule checked here is the one documented in data/README.md: inside each stratum
+(label x source kind, ``locomo`` or ``written``) the pairs are ranked by the SHA-256 hex digest
+of their id; even ranks are ``tune``, odd ranks ``heldout``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+LABELS = {"duplicate", "contradiction", "unrelated"}
+SIDE_KEYS = {"text", "subject", "created_at", "confidence"}
+SOURCE = re.compile(r"^(written|locomo:(conv-\d+):(\d+)(?:-(\d+))?)$")
+
+
+def load(name: str) -> list[dict]:
+    return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def pairs() -> list[dict]:
+    return load("reconcile_pairs_v2.jsonl")
+
+
+def kind(pair: dict) -> str:
+    return pair["source"].split(":")[0]
+
+
+def test_every_pair_has_the_format(pairs) -> None:
+    for pair in pairs:
+        assert set(pair) == {"id", "label", "source", "split", "note", "a", "b"}, pair["id"]
+        assert pair["label"] in LABELS
+        assert pair["split"] in {"tune", "heldout"}
+        assert SOURCE.match(pair["source"]), pair["source"]
+        for side in ("a", "b"):
+            assert set(pair[side]) == SIDE_KEYS, pair["id"]
+            assert pair[side]["subject"] in pair[side]["text"], f"{pair['id']}{side}: names its subject"
+            assert 0.0 < pair[side]["confidence"] <= 1.0
+        assert pair["a"]["subject"] == pair["b"]["subject"], "pairs are about one person"
+        assert pair["a"]["text"] != pair["b"]["text"]
+        a, b = (datetime.fromisoformat(pair[s]["created_at"]) for s in ("a", "b"))
+        assert a.tzinfo is not None and a < b, f"{pair['id']}: side b is the later fact"
+
+
+def test_counts_per_label_source_and_split(pairs) -> None:
+    assert len(pairs) >= 300
+    labels = Counter(p["label"] for p in pairs)
+    for label in LABELS:  # about a third each
+        assert len(pairs) / 4 < labels[label] < len(pairs) / 2.5, labels
+    kinds = Counter(kind(p) for p in pairs)
+    assert kinds["locomo"] >= 90 and kinds["written"] >= 180, kinds
+    strata = Counter((p["label"], kind(p), p["split"]) for p in pairs)
+    for label in LABELS:
+        for source in ("locomo", "written"):
+            tune, heldout = strata[(label, source, "tune")], strata[(label, source, "heldout")]
+            assert tune > 0 and 0 <= tune - heldout <= 1, (label, source, tune, heldout)
+
+
+def test_split_is_the_documented_hash_rule(pairs) -> None:
+    strata: dict[tuple[str, str], list[dict]] = {}
+    for pair in pairs:
+        strata.setdefault((pair["label"], kind(pair)), []).append(pair)
+    for members in strata.values():
+        ranked = sorted(members, key=lambda p: hashlib.sha256(p["id"].encode()).hexdigest())
+        for rank, pair in enumerate(ranked):
+            assert pair["split"] == ("tune" if rank % 2 == 0 else "heldout"), pair["id"]
+
+
+def test_nothing_is_shared_with_the_first_set(pairs) -> None:
+    old = load("reconcile_pairs.jsonl")
+    ids = [p["id"] for p in pairs]
+    assert len(ids) == len(set(ids))
+    assert not set(ids) & {p["id"] for p in old}
+    old_texts = {p[s]["text"].strip().lower() for p in old for s in ("a", "b")}
+    new_texts = {p[s]["text"].strip().lower() for p in pairs for s in ("a", "b")}
+    assert not new_texts & old_texts
+    keys = [frozenset((p["a"]["text"], p["b"]["text"])) for p in pairs]
+    assert len(keys) == len(set(keys)), "no pair appears twice"
+
+
+def test_locomo_pairs_name_real_sessions_and_speakers(pairs, locomo_path) -> None:
+    samples = {s["sample_id"]: s for s in json.loads(locomo_path.read_text())}
+    for pair in (p for p in pairs if kind(p) == "locomo"):
+        sample_id, first, last = SOURCE.match(pair["source"]).groups()[1:]
+        sample = samples[sample_id]
+        conversation = sample["conversation"]
+        speakers = {conversation["speaker_a"], conversation["speaker_b"]}
+        assert pair["a"]["subject"] in speakers, pair["id"]
+        for session in filter(None, (first, last)):
+            assert f"session_{session}_observation" in sample["observation"], pair["id"]
