@@ -44,7 +44,7 @@ from .pipeline import (
     generate_thread_summary,
     generate_user_summary,
 )
-from .reasoners import get_reasoner
+from .reasoners import reasoner_from_settings
 from .reasoners.base import Reasoner
 from .recall.api import RecallAPI
 from .retrieval.hits import Hit, SearchMode
@@ -147,7 +147,7 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         self.embedder = embedder or get_embedder(
             self.settings.embedder, batch_size=self.settings.embed_batch_size
         )
-        self.reasoner = reasoner or get_reasoner(self.settings.reasoner)
+        self.reasoner = reasoner or reasoner_from_settings(self.settings)
         self.store = store or open_store(
             self.settings.store, self.settings.vector_index, self.settings.text_match_budget)
         self._opened = False

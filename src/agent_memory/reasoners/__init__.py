@@ -34,6 +34,7 @@ __all__ = [
     "ScriptedHTTPError",
     "SummaryDraft",
     "get_reasoner",
+    "reasoner_from_settings",
 ]
 
 _LAZY = {
@@ -101,6 +102,20 @@ def get_reasoner(spec: str, **options: Any) -> Reasoner:
         f"unknown reasoner {spec!r}; expected extractive, openai:<model>, azure:<deployment> "
         "or compatible:<model>"
     )
+
+
+def reasoner_from_settings(settings: Any) -> Reasoner:
+    """The reasoner ``settings.reasoner`` names, with the settings' LLM options
+    (``reasoner_response_format``) applied to the LLM reasoners.
+
+    Raises:
+        ConfigError: as :func:`get_reasoner`.
+    """
+    provider = settings.reasoner.strip().partition(":")[0].strip().lower()
+    options: dict[str, Any] = {}
+    if provider in _LLM_PROVIDERS:
+        options["response_format"] = settings.reasoner_response_format
+    return get_reasoner(settings.reasoner, **options)
 
 
 def _build(cls: type[Reasoner], spec: str, options: dict[str, Any]) -> Reasoner:

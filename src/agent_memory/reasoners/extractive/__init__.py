@@ -44,6 +44,7 @@ class ExtractiveReasoner(Reasoner):
     """
 
     name = "extractive"
+    quotes_source = True
 
     async def summarize_thread(
         self, previous: str | None, turns: Sequence[Turn], max_tokens: int
