@@ -92,6 +92,18 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.IGNORECASE)),
 ]
 
+_PATTERNS += [
+    ("memory addressed", re.compile(
+        r"\b(?:update|edit|change|modify|overwrite|write\s+to|add\s+to|append\s+to|save\s+to|"
+        r"put\s+in(?:to)?)\s+(?:your|the|my)\s+(?:memory|memories|profile|records?|database|"
+        r"notes|knowledge\s+base)\b",
+        re.IGNORECASE)),
+    ("memory addressed", re.compile(
+        r"[,;]\s*(?:ok(?:ay)?|got\s+it|understood|right|hear\s+me)?,?\s*(?:dear\s+)?(?:memory|"
+        r"assistant|ai|bot|chatbot|model|system)\s*[?.!]*\s*$",
+        re.IGNORECASE | re.MULTILINE)),
+]
+
 _REMINISCING = re.compile(r"\bremember\s+(?:that\s+)?(?:when|how|what|who|where|the\s+time)\b",
                           re.IGNORECASE)
 

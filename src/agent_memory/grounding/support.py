@@ -2,7 +2,7 @@
 
 - :func:`lexical_support`: the share of the claim's content words found in the evidence (a word
   is found when an evidence word shares its first :data:`PREFIX` letters, a light stemmer that
-  matches "painted"/"painting", "kids"/"kid"); speaker names count as found.
+  matches "painted"/"painting", "kids"/"kid"); speaker names are left out.
 - :func:`unsupported_numbers`: numbers of the claim absent from the evidence. "$28,000",
   "28000", "28k" and "28 thousand" are one number; number words up to twenty match digits; a
   date (``7 May 2023``, ``May 2023``, ``2023-05-07``, a year) is supported when it lies within
@@ -71,17 +71,18 @@ def lexical_support(claim: str, evidence: str, names: Iterable[str] = ()) -> flo
     Args:
         claim: the proposed record's text.
         evidence: the evidence turns' text, joined.
-        names: speaker names, counted as present (a fact names its speaker; the turn does not);
+        names: speaker names, left out of the count (a fact names its speaker, which says
+            nothing about its content; names are checked by :func:`unsupported_names`);
             ``user`` always is (insights say "the user").
 
     Returns:
-        1.0 for a claim without content words.
+        1.0 for a claim without content words other than names.
     """
-    words = set(content_words(claim))
+    excluded = _stems(w for n in [*names, "user"] for w in content_words(n))
+    words = {w for w in content_words(claim) if w[:PREFIX] not in excluded}
     if not words:
         return 1.0
-    found = _stems(content_words(evidence)) | _stems(w for n in [*names, "user"]
-                                                      for w in content_words(n))
+    found = _stems(content_words(evidence))
     return sum(1 for w in words if w[:PREFIX] in found) / len(words)
 
 
