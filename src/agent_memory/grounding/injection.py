@@ -23,9 +23,9 @@ turn is never the sole evidence of a stored fact, insight or profile line
   your profile: ...", "note for the memory:"); vocatives to the machine ("hey assistant, ...",
   "AI: ...").
 
-Measured on the 10 conversations of the LoCoMo dev set (``bench/grounding_calibration.py``): 
-the detector flags very few of the 5,882 turns written by people talking to each other (the
-figure and every flagged turn are printed by the script).
+Measured on the LoCoMo dev set (``bench/grounding_calibration.py``): it flags 3 of the 2,760
+turns people wrote to each other, all encouragement ("Remember that staying positive is very
+important"), from which no fact is derived anyway.
 """
 
 from __future__ import annotations
