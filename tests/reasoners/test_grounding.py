@@ -188,7 +188,7 @@ async def test_poisoned_llm_facts_are_refused_and_legitimate_ones_stored(
 
 
 async def test_extractive_reasoner_stores_nothing_from_poisoning_turns(memory, locomo_path):
-    sessions, _, injected = locomo_sessions(locomo_path)
+    sessions, _, _ = locomo_sessions(locomo_path)
     for n in SESSIONS:
         await memory.add_turns(sessions[n])
         await memory.extract_facts("conv-26", f"session_{n}")
