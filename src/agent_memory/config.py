@@ -73,6 +73,9 @@ class Settings(BaseSettings):
             :func:`~agent_memory.tokens.count_tokens`): long threads and profile material are
             cut into requests whose prompt plus expected answer fit in it (default 4096, the
             window of small local models; see ``reasoners/chunking.py``).
+        reasoner_response_format: how the LLM reasoners ask for JSON: ``auto`` (structured
+            outputs, JSON mode once the endpoint refuses them), ``json_schema`` or
+            ``json_object`` (JSON mode always; e.g. llama.cpp's server).
 
     Limits and search:
         max_content_chars: longest accepted turn content (characters).
@@ -89,6 +92,13 @@ class Settings(BaseSettings):
             of its words in the user's records) before its most frequent words are left out;
             bounds BM25's cost in large partitions, no effect on users with fewer records
             (``stores/sqlite/terms.py``); 0 keeps every word.
+
+    Grounded writes (``agent_memory.grounding``; defaults chosen on LoCoMo's reference
+    observations by ``bench/grounding_calibration.py``):
+        grounding_min_lexical: least share (0-1) of a proposed fact's content words found in
+            its evidence turns.
+        grounding_min_cosine: least embedding cosine between a proposed fact and its closest
+            evidence turn (not computed for the extractive reasoner).
 
     Memory keeper and reflection (seed 001 section 7):
         k_turn_buffer, n_active_turns, num_recent_sessions_for_init, top_k_facts,
@@ -112,6 +122,7 @@ class Settings(BaseSettings):
     reasoner_base_url: str | None = None
     reasoner_api_key: SecretStr | None = None
     reasoner_context_tokens: int = Field(default=4096, ge=2048)
+    reasoner_response_format: Literal["auto", "json_schema", "json_object"] = "auto"
 
     max_content_chars: int = Field(default=32_000, gt=0)
     rrf_k: int = Field(default=10, gt=0)  # LoCoMo-measured; see retrieval/fusion.py
@@ -119,6 +130,9 @@ class Settings(BaseSettings):
     turn_context_tokens: int = Field(default=64, ge=0)
     summary_max_tokens: int = Field(default=200, gt=10)
     profile_max_tokens: int = Field(default=400, gt=10)
+
+    grounding_min_lexical: float = Field(default=0.25, ge=0.0, le=1.0)
+    grounding_min_cosine: float = Field(default=0.2, ge=-1.0, le=1.0)
 
     k_turn_buffer: int = Field(default=10, gt=0)
     n_active_turns: int = Field(default=5, ge=0)

@@ -24,6 +24,7 @@ from .reasoner_options import (
     ReasonerApiKeyOpt,
     ReasonerBaseUrlOpt,
     ReasonerOpt,
+    ResponseFormatOpt,
     reasoner_overrides,
 )
 from .render import console, err_console, hits_table
@@ -99,12 +100,13 @@ def ingest(
     reasoner: ReasonerOpt = None,
     reasoner_base_url: ReasonerBaseUrlOpt = None,
     reasoner_api_key: ReasonerApiKeyOpt = None,
+    reasoner_response_format: ResponseFormatOpt = None,
 ) -> None:
     """Ingest conversations (LoCoMo JSON or our JSON lines), then run the pipeline steps."""
     from .ingest import run_ingest
 
     settings = _settings(store, **reasoner_overrides(reasoner, reasoner_base_url,
-                                                     reasoner_api_key))
+                                                     reasoner_api_key, reasoner_response_format))
     run_ingest(path, format.value, settings, pipeline=not no_pipeline)
 
 
@@ -186,12 +188,14 @@ def demo(
     reasoner: ReasonerOpt = None,
     reasoner_base_url: ReasonerBaseUrlOpt = None,
     reasoner_api_key: ReasonerApiKeyOpt = None,
+    reasoner_response_format: ResponseFormatOpt = None,
 ) -> None:
     """Ingest a short financial-advice conversation end to end, then search it."""
     from .demo import demo as run_demo
 
     run_demo(store, Settings.load(**reasoner_overrides(reasoner, reasoner_base_url,
-                                                       reasoner_api_key)))
+                                                       reasoner_api_key,
+                                                       reasoner_response_format)))
 
 
 @eval_app.command("locomo")

@@ -19,6 +19,7 @@ from .reasoner_options import (
     ReasonerApiKeyOpt,
     ReasonerBaseUrlOpt,
     ReasonerOpt,
+    ResponseFormatOpt,
     reasoner_overrides,
 )
 from .render import console, err_console
@@ -51,9 +52,11 @@ def register(app: typer.Typer) -> None:
                                                  "active facts).")] = 50,
                   as_json: JsonOpt = False, reasoner: ReasonerOpt = None,
                   reasoner_base_url: ReasonerBaseUrlOpt = None,
-                  reasoner_api_key: ReasonerApiKeyOpt = None) -> None:
+                  reasoner_api_key: ReasonerApiKeyOpt = None,
+                  reasoner_response_format: ResponseFormatOpt = None) -> None:
         """Merge duplicate facts and retire contradicted ones (newer wins)."""
-        overrides = reasoner_overrides(reasoner, reasoner_base_url, reasoner_api_key)
+        overrides = reasoner_overrides(reasoner, reasoner_base_url, reasoner_api_key,
+                                       reasoner_response_format)
 
         async def run():
             async with _memory(store, **overrides) as memory:

@@ -1,5 +1,5 @@
 """The ``--reasoner`` options shared by the commands that run pipeline steps (``ingest``,
-``demo``, ``reconcile``): the reasoner spec, its endpoint and its key. Each defaults to the
+``demo``, ``reconcile``): the reasoner spec, its endpoint, its key and how it asks for JSON. Each defaults to the
 settings (``AGENT_MEMORY_REASONER``, ``AGENT_MEMORY_REASONER_BASE_URL``,
 ``AGENT_MEMORY_REASONER_API_KEY`` or the config file)."""
 
@@ -19,11 +19,17 @@ ReasonerApiKeyOpt = Annotated[str | None, typer.Option(
     "--reasoner-api-key", help="Key for that endpoint (default: "
     "AGENT_MEMORY_REASONER_API_KEY; prefer the variable: options show in process lists).")]
 
+ResponseFormatOpt = Annotated[str | None, typer.Option(
+    "--reasoner-response-format", help="auto (structured outputs, JSON mode once refused), "
+    "json_schema or json_object (JSON mode always, e.g. llama.cpp's server).")]
+
 
 def reasoner_overrides(
-    reasoner: str | None, base_url: str | None, api_key: str | None
+    reasoner: str | None, base_url: str | None, api_key: str | None,
+    response_format: str | None = None,
 ) -> dict[str, Any]:
-    """The :class:`~agent_memory.config.Settings` overrides the three options give (unset
-    options are left out, so the environment and the config file still apply)."""
-    found = {"reasoner": reasoner, "reasoner_base_url": base_url, "reasoner_api_key": api_key}
+    """The :class:`~agent_memory.config.Settings` overrides the options give (unset options
+    are left out, so the environment and the config file still apply)."""
+    found = {"reasoner": reasoner, "reasoner_base_url": base_url, "reasoner_api_key": api_key,
+             "reasoner_response_format": response_format}
     return {name: value for name, value in found.items() if value is not None}

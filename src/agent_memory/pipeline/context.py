@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
 from ..config import Settings
 from ..embedders.base import Embedder
+from ..grounding.check import Verdict
 from ..indexing import build_indexed
 from ..models import MemoryRecord
 from ..reasoners.base import Reasoner
@@ -51,6 +53,8 @@ class StepResult(BaseModel):
         written: ids of records created or updated.
         turns_read: new turns (or items) the step consumed.
         exact_dedup_skipped: facts skipped because an active fact had the same content_hash.
+        grounding_rejected: proposals refused by the grounding check (not stored).
+        grounding_reasons: those refusals by reason (``{"instruction as evidence": 2}``).
         changed: False when there was nothing new (the store is untouched).
     """
 
@@ -60,6 +64,16 @@ class StepResult(BaseModel):
     written: list[str] = Field(default_factory=list)
     turns_read: int = 0
     exact_dedup_skipped: int = 0
+    grounding_rejected: int = 0
+    grounding_reasons: dict[str, int] = Field(default_factory=dict)
+
+    def count_refused(self, verdicts: Iterable[Verdict]) -> None:
+        """Add the refused ``verdicts`` to ``grounding_rejected`` / ``grounding_reasons``."""
+        for verdict in verdicts:
+            if verdict.reason is not None:
+                self.grounding_rejected += 1
+                self.grounding_reasons[verdict.reason] = \
+                    self.grounding_reasons.get(verdict.reason, 0) + 1
 
     @property
     def changed(self) -> bool:

@@ -4,12 +4,15 @@ Each fact carries ``content_hash`` (SHA-256 of the normalised text, 32 hex chars
 fact is written its hash is checked against the user's active facts, and against facts retired by
 reconciliation that came from the same turns; an exact re-extraction is skipped and counted in
 ``exact_dedup_skipped``, so re-running the step changes nothing and never revives a retired fact.
+Every draft first passes the grounding check (:mod:`agent_memory.grounding`) against the thread's
+turns; refused drafts are logged and counted in ``grounding_rejected``, never stored.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
 
+from ..grounding import Claim, grounder_for
 from ..models import Fact, RecordKind, Turn, as_utc, content_hash, new_id, require_scope, utcnow
 from ..stores.base import RecordQuery
 from .context import Components, StepResult
@@ -41,7 +44,8 @@ async def extract_facts(
             window, used by the job worker).
 
     Returns:
-        A :class:`StepResult` with the new fact ids and ``exact_dedup_skipped``.
+        A :class:`StepResult` with the new fact ids, ``exact_dedup_skipped`` and
+        ``grounding_rejected``.
 
     Raises:
         MissingScopeError: blank user_id or thread_id.
@@ -87,12 +91,14 @@ async def extract_facts(
     for f in existing:
         if not f.active:
             retired.setdefault(f.content_hash, set()).update(f.evidence)
+    verdicts = await grounder_for(c).check([Claim(d.text, d.evidence) for d in drafts], by_id)
+    result.count_refused(verdicts)
     now = utcnow()
     facts: list[Fact] = []
-    for draft in drafts:
-        evidence = [e for e in draft.evidence if e in by_id]
-        if not evidence:
+    for draft, verdict in zip(drafts, verdicts, strict=True):
+        if not verdict.accepted:
             continue
+        evidence = list(verdict.evidence)
         digest = content_hash(draft.text)
         if digest in known or set(evidence) <= retired.get(digest, set()):
             result.exact_dedup_skipped += 1

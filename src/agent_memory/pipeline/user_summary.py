@@ -8,6 +8,7 @@ updated after its watermark.
 
 from __future__ import annotations
 
+from ..grounding import ground_text
 from ..models import (
     Fact,
     MemoryRecord,
@@ -64,13 +65,22 @@ async def _summarize_user(c: Components, user_id: str) -> StepResult:
         [_item_text(r) for r in items],
         c.settings.profile_max_tokens,
     )
+    # a profile line whose names or numbers are in none of the items (or that addresses the
+    # memory) is dropped and counted (agent_memory.grounding.steps.ground_text)
+    text, dropped = ground_text(draft.text, [_item_text(r) for r in items],
+                                previous.content if previous else None)
+    result.grounding_rejected = dropped
+    if dropped:
+        result.grounding_reasons["profile line"] = dropped
+    if not text.strip():
+        return result
     sources = merge_ids(previous.sources if previous else [], (r.id for r in items))
     evidence = merge_ids(previous.evidence if previous else [], *(r.evidence for r in items))
     now = utcnow()
     profile = UserProfile(
         id=pid,
         user_id=user_id,
-        content=draft.text,
+        content=text,
         structured=previous.structured if previous else None,
         sources=sources,
         evidence=evidence,

@@ -81,6 +81,9 @@ class Reasoner(ABC):
     """
 
     name: str
+    quotes_source: bool = False
+    """True when every sentence the reasoner outputs is copied (mechanically rewritten) from the
+    turns; grounding then skips its embedding check (:mod:`agent_memory.grounding`)."""
 
     @abstractmethod
     async def summarize_thread(

@@ -2,11 +2,13 @@
 
 Requests go through the official ``openai`` SDK's async client (``chat.completions.create``)
 with ``response_format`` set to the JSON schema of the output model (structured outputs); an
-endpoint that answers HTTP 400 to ``json_schema`` is asked again in JSON mode
-(``{"type": "json_object"}``), and keeps that mode afterwards. Answers are validated against the
-same pydantic models the offline reasoner returns and repaired when malformed
-(:mod:`.structured`). Transient failures are retried by the SDK (``max_retries``); what remains
-is translated into :class:`~agent_memory.errors.ReasonerError` with the SDK error as
+endpoint that refuses ``json_schema`` -- HTTP 400, or an error of any status whose body names
+``response_format`` / ``json_schema`` / ``json_object`` (llama.cpp's server answers HTTP 500) --
+is asked again in JSON mode (``{"type": "json_object"}``), and keeps that mode afterwards. The
+``response_format`` option (setting ``reasoner_response_format``) fixes the mode instead.
+Answers are validated against the same pydantic models the offline reasoner returns and repaired
+when malformed (:mod:`.structured`). Transient failures are retried by the SDK
+(``max_retries``); what remains is translated into :class:`~agent_memory.errors.ReasonerError` with the SDK error as
 ``__cause__``.
 
 Example::
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -47,6 +50,13 @@ from .structured import Message, OutputRejected, complete_structured, response_f
 T = TypeVar("T", bound=BaseModel)
 
 Provider = Literal["openai", "azure", "compatible"]
+
+ResponseFormat = Literal["auto", "json_schema", "json_object"]
+"""How answers are requested: ``json_schema`` (structured outputs), ``json_object`` (JSON mode),
+or ``auto``: ``json_schema`` first, JSON mode from the first refusal of it on."""
+
+_FORMAT_REFUSAL = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
+"""An error body naming these refuses the requested response format, whatever its status."""
 
 DEFAULT_AZURE_API_VERSION = "2024-10-21"
 """Azure OpenAI GA API version with structured outputs (json_schema response_format)."""
@@ -85,6 +95,9 @@ class OpenAIReasoner(Reasoner):
         context_tokens: the model's context window (tokens, >= 2048): longer threads and
             profile material are sent in several requests that each fit
             (:mod:`.chunking`).
+        response_format: ``auto`` (default), ``json_schema`` (never fall back) or
+            ``json_object`` (JSON mode from the first request; for servers such as llama.cpp's
+            whose ``json_schema`` support is missing or broken).
 
     Attributes:
         name: ``openai:<model>``, ``azure:<deployment>`` or ``compatible:<model>``.
@@ -111,6 +124,7 @@ class OpenAIReasoner(Reasoner):
         http_client: Any | None = None,
         provider: Provider | None = None,
         context_tokens: int = chunking.DEFAULT_CONTEXT_TOKENS,
+        response_format: ResponseFormat = "auto",
     ) -> None:
         if provider is None:
             if deployment or azure_endpoint or isinstance(client, openai.AsyncAzureOpenAI):
@@ -127,6 +141,9 @@ class OpenAIReasoner(Reasoner):
             raise ConfigError(f"the {provider} reasoner needs a {what} name")
         if max_repairs < 0:
             raise ConfigError("max_repairs must be >= 0")
+        if response_format not in ("auto", "json_schema", "json_object"):
+            raise ConfigError(f"unknown response_format {response_format!r}; use auto, "
+                              "json_schema or json_object")
         if timeout <= 0:
             raise ConfigError("timeout must be > 0 seconds")
         if not isinstance(context_tokens, int) or context_tokens < 2048:
@@ -137,7 +154,8 @@ class OpenAIReasoner(Reasoner):
         self.name = f"{provider}:{self.model}"
         self.temperature = temperature
         self.max_repairs = max_repairs
-        self._format_mode = "json_schema"
+        self.response_format: ResponseFormat = response_format
+        self._format_mode = "json_object" if response_format == "json_object" else "json_schema"
         self._owns_client = client is None
         if client is not None:
             self._client = client
@@ -381,10 +399,11 @@ class OpenAIReasoner(Reasoner):
         """Send one chat completions request; return the answer text."""
         try:
             completion = await self._create(messages, model, self._format_mode)
-        except openai.BadRequestError as first:
-            if self._format_mode != "json_schema":
+        except openai.APIStatusError as first:
+            if self.response_format != "auto" or self._format_mode != "json_schema" \
+                    or not _refuses_format(first):
                 raise self._translate(first) from first
-            # The endpoint may not know json_schema (older vLLM, some proxies): JSON mode.
+            # The endpoint may not know json_schema (older vLLM, llama.cpp, some proxies).
             try:
                 completion = await self._create(messages, model, "json_object")
             except openai.OpenAIError as exc:
@@ -420,6 +439,17 @@ class OpenAIReasoner(Reasoner):
         if isinstance(exc, openai.APIConnectionError):
             return ReasonerError(f"{self.name}: cannot reach the endpoint: {exc}")
         return ReasonerError(f"{self.name}: {type(exc).__name__}: {exc}")
+
+
+def _refuses_format(exc: openai.APIStatusError) -> bool:
+    """Whether ``exc`` refuses the ``json_schema`` response format: HTTP 400, or any status
+    whose error body names the response format (llama.cpp's server: HTTP 500 with a validation
+    error naming ``json_object``)."""
+    if exc.status_code == 400:
+        return True
+    body = exc.body if exc.body is not None else exc.message
+    text = body if isinstance(body, str) else repr(body)
+    return bool(_FORMAT_REFUSAL.search(text) or _FORMAT_REFUSAL.search(str(exc.message)))
 
 
 def _error_message(exc: openai.APIStatusError) -> str:

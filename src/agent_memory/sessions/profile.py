@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import MalformedOutputError, ProfileSchemaError
+from ..grounding import ground_text
 from ..models import Fact, RecordKind, UserProfile, merge_ids, profile_id, require_scope, utcnow
 from ..pipeline.context import Components
 from ..reasoners.sessions_models import InsightNote
@@ -42,10 +43,14 @@ class ProfileUpdate(BaseModel):
     Attributes:
         profile: the profile after the run (``None`` when there is none yet).
         merged: ids of the insights merged in this run (now ``processed``).
+        ungrounded: sentences of the reasoner's profile text dropped because their names or
+            numbers are in none of the insights (or they address the memory; see
+            :func:`agent_memory.grounding.ground_text`).
     """
 
     profile: UserProfile | None = None
     merged: list[str] = Field(default_factory=list)
+    ungrounded: int = 0
 
     @property
     def changed(self) -> bool:
@@ -95,6 +100,7 @@ async def run_longterm_reflection(
     draft = await c.reasoner.summarize_user(
         base, [f.content for f in insights], c.settings.profile_max_tokens
     )
+    text, dropped = ground_text(draft.text, [f.content for f in insights], base)
     structured = previous.structured if previous else None
     if profile_model is not None:
         notes = [InsightNote(id=f.id, category=f.category, text=f.content,
@@ -114,7 +120,8 @@ async def run_longterm_reflection(
     metadata["key_topics"] = draft.key_topics[:5]
     metadata["longterm_reflection_at"] = now.isoformat()
     profile = UserProfile(
-        id=profile_id(user_id), user_id=user_id, content=draft.text, structured=structured,
+        id=profile_id(user_id), user_id=user_id, content=text or base or STRUCTURED_ONLY,
+        structured=structured,
         sources=sources, evidence=evidence,
         watermark=previous.watermark if previous else None,
         created_at=previous.created_at if previous else now, updated_at=now, metadata=metadata,
@@ -125,7 +132,7 @@ async def run_longterm_reflection(
         await modify(c.store, user_id, insight.id,
                      lambda f: f.model_copy(update={"processed": True, "updated_at": now}),
                      kind=Fact)
-    return ProfileUpdate(profile=profile, merged=[f.id for f in insights])
+    return ProfileUpdate(profile=profile, merged=[f.id for f in insights], ungrounded=dropped)
 
 
 async def set_structured_profile(

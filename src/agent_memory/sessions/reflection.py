@@ -4,7 +4,10 @@
 - :func:`reflect_session` runs once per completed session whose ``reflection_status`` is
   ``pending``. The reasoner proposes insights; those with ``confidence`` under
   ``Settings.insight_confidence_threshold``, outside ``Settings.insight_categories``, or with
-  the same ``content_hash`` as an active insight are not stored. Stored insights are
+  the same ``content_hash`` as an active insight are not stored, nor those the grounding
+  check refuses (:mod:`agent_memory.grounding`: evidence that is not a turn of these sessions,
+  or only turns addressing the memory or the model, or content the turns do not support;
+  counted in ``ungrounded``). Stored insights are
   :class:`~agent_memory.models.Fact` records of kind ``insight`` (``processed=False``, evidence
   = turn ids, ``metadata["session_ids"]``); the session becomes ``processed`` (with
   ``insight_ids``) when at least one was stored, else ``no-insight``.
@@ -26,6 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from ..errors import RecordNotFoundError
+from ..grounding import Claim, grounder_for
 from ..models import (
     Fact,
     RecordKind,
@@ -51,6 +55,7 @@ class ReflectionResult(BaseModel):
         insights: the stored insight records.
         below_threshold: insights dropped for confidence under the threshold.
         skipped: insights dropped as exact duplicates or for an unknown category.
+        ungrounded: insights refused by the grounding check (logged at INFO with the reason).
     """
 
     session_ids: list[str]
@@ -58,6 +63,7 @@ class ReflectionResult(BaseModel):
     insights: list[Fact] = Field(default_factory=list)
     below_threshold: int = 0
     skipped: int = 0
+    ungrounded: int = 0
 
 
 async def _session_turns(c: Components, user_id: str, session_id: str) -> list[Turn]:
@@ -85,11 +91,19 @@ async def _reflect(
     digest = hashlib.sha256("|".join(session_ids).encode()).hexdigest()[:12]
     by_id = {t.id: t for t in turns}
     now = utcnow()
+    confident = []
     for draft in reflection.insights:
         if draft.confidence < settings.insight_confidence_threshold:
             result.below_threshold += 1
+        else:
+            confident.append(draft)
+    verdicts = await grounder_for(c).check(
+        [Claim(d.insight_text, d.evidence, "insight") for d in confident], by_id)
+    for draft, verdict in zip(confident, verdicts, strict=True):
+        if not verdict.accepted:
+            result.ungrounded += 1
             continue
-        evidence = [e for e in draft.evidence if e in by_id] or [t.id for t in turns]
+        evidence = list(verdict.evidence)
         fact = Fact(
             id=f"insight_{digest}_{len(result.insights)}",
             kind=RecordKind.INSIGHT,

@@ -61,6 +61,7 @@ class ExtractiveReasoner(Reasoner):
     """
 
     name = "extractive"
+    quotes_source = True
 
     def __init__(self, embedder: Embedder | None = None) -> None:
         """Args:

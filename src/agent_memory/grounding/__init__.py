@@ -1,0 +1,20 @@
+"""Grounded writes: what a reasoner proposes is checked against its evidence before it is stored.
+
+See :mod:`.check` (the rules), :mod:`.injection` (turns addressing the memory or the model),
+:mod:`.support` (lexical, number and name support) and :mod:`.steps` (how pipeline steps apply
+it).
+"""
+
+from .check import Claim, Grounder, GroundingTally, Verdict
+from .injection import injection_reason
+from .steps import ground_text, grounder_for
+
+__all__ = [
+    "Claim",
+    "Grounder",
+    "GroundingTally",
+    "Verdict",
+    "ground_text",
+    "grounder_for",
+    "injection_reason",
+]

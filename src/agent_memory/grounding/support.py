@@ -1,0 +1,175 @@
+"""How well a claim is supported by the text of its evidence turns, without a model.
+
+- :func:`lexical_support`: the share of the claim's content words found in the evidence (a word
+  is found when an evidence word shares its first :data:`PREFIX` letters, a light stemmer that
+  matches "painted"/"painting", "kids"/"kid"); speaker names are left out.
+- :func:`unsupported_numbers`: numbers of the claim absent from the evidence. "$28,000",
+  "28000", "28k" and "28 thousand" are one number; number words up to twenty match digits; a
+  date (``7 May 2023``, ``May 2023``, ``2023-05-07``, a year) is supported when it lies within
+  :data:`DATE_WINDOW_DAYS` of an evidence turn's time (relative dates are resolved by the
+  reasoner: "yesterday" becomes a date that is in no turn's text).
+- :func:`unsupported_names`: capitalised words of the claim (names of people, places,
+  organisations) found neither in the evidence text nor among the thread's speakers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date, datetime
+
+from ..retrieval.terms import STOP_WORDS
+
+PREFIX = 5
+"""Letters two words must share to match (stemming by prefix)."""
+
+DATE_WINDOW_DAYS = 400
+"""A date in a claim is supported by a turn said at most this many days away ("last year")."""
+
+_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
+_NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?\s*(?:k\b|thousand\b|million\b|m\b|%)?",
+                     re.IGNORECASE)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DATES = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r",?\s+\d{4}\b"
+    r"|\b" + _MONTH + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b"
+    r"|\b" + _MONTH + r",?\s+\d{4}\b"
+    r"|\b(?:19|20)\d{2}s?\b",
+    re.IGNORECASE,
+)
+_NUMBER_WORDS = {w: i for i, w in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen", "twenty"))}
+_NOT_NAMES = frozenset((
+    *_MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "i", "i'm", "i've", "i'd", "i'll", "mr", "mrs", "ms", "dr", "the", "user",
+)) | STOP_WORDS
+_CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*")
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-cased words of ``text`` that are not stop words, possessives stripped."""
+    out = []
+    for word in _WORD.findall(text.lower().replace("\u2019", "'")):
+        word = word.removesuffix("'s")
+        if word not in STOP_WORDS and len(word) > 1:
+            out.append(word)
+    return out
+
+
+def _stems(words: Iterable[str]) -> set[str]:
+    return {w[:PREFIX] for w in words}
+
+
+def lexical_support(claim: str, evidence: str, names: Iterable[str] = ()) -> float:
+    """Share (0-1) of the distinct content words of ``claim`` present in ``evidence``.
+
+    Args:
+        claim: the proposed record's text.
+        evidence: the evidence turns' text, joined.
+        names: speaker names, left out of the count (a fact names its speaker, which says
+            nothing about its content; names are checked by :func:`unsupported_names`);
+            ``user`` always is (insights say "the user").
+
+    Returns:
+        1.0 for a claim without content words other than names.
+    """
+    excluded = _stems(w for n in [*names, "user"] for w in content_words(n))
+    words = {w for w in content_words(claim) if w[:PREFIX] not in excluded}
+    if not words:
+        return 1.0
+    found = _stems(content_words(evidence))
+    return sum(1 for w in words if w[:PREFIX] in found) / len(words)
+
+
+def _numbers(text: str) -> set[str]:
+    """Numbers of ``text``, normalised (``"$28,000"``, ``"28k"`` -> ``"28000"``)."""
+    out = set()
+    for match in _NUMBER.finditer(text):
+        raw = match.group(0).lower().replace("$", "").replace(",", "").strip()
+        scale = 1
+        for suffix, factor in (("thousand", 1_000), ("million", 1_000_000), ("k", 1_000),
+                               ("m", 1_000_000), ("%", 1)):
+            if raw.endswith(suffix):
+                raw, scale = raw[: -len(suffix)].strip(), factor
+                break
+        try:
+            value = float(raw) * scale
+        except ValueError:
+            continue
+        out.add(f"{value:g}" if value != int(value) else str(int(value)))
+    for word in _WORD.findall(text.lower()):
+        if word in _NUMBER_WORDS:
+            out.add(str(_NUMBER_WORDS[word]))
+    return out
+
+
+def _parse_date(text: str) -> date | None:
+    clean = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text.strip().rstrip("s")).replace(",", "")
+    clean = re.sub(r"\bof\s+", "", clean).replace(".", "")
+    for fmt in ("%Y-%m-%d", "%d %B %Y", "%d %b %Y", "%B %d %Y", "%b %d %Y", "%B %Y", "%b %Y",
+                "%Y"):
+        try:
+            return datetime.strptime(clean, fmt).date()
+        except ValueError:
+            continue
+    return None
+
+
+def unsupported_numbers(claim: str, evidence: str, when: Iterable[datetime] = ()) -> list[str]:
+    """Numbers (and dates) in ``claim`` that ``evidence`` does not support.
+
+    Args:
+        claim: the proposed record's text.
+        evidence: the evidence turns' text, joined.
+        when: the evidence turns' times; a date in the claim within :data:`DATE_WINDOW_DAYS`
+            of one of them is supported.
+
+    Returns:
+        The unsupported numbers or dates as written in ``claim`` (empty when all are found).
+    """
+    times = [t.date() for t in when]
+    missing: list[str] = []
+    rest = claim
+    for match in _DATES.finditer(claim):
+        found = _parse_date(match.group(0))
+        near = found is not None and any(abs((found - t).days) <= DATE_WINDOW_DAYS
+                                         for t in times)
+        if near or match.group(0).lower() in evidence.lower():
+            rest = rest.replace(match.group(0), " ")
+    known = _numbers(evidence)
+    for match in _NUMBER.finditer(rest):
+        value = _numbers(match.group(0))
+        if value and not value <= known:
+            missing.append(match.group(0).strip())
+    for word in _WORD.findall(rest.lower()):
+        if word in _NUMBER_WORDS and _NUMBER_WORDS[word] > 1 \
+                and str(_NUMBER_WORDS[word]) not in known:
+            missing.append(word)
+    return missing
+
+
+def unsupported_names(claim: str, evidence: str, speakers: Iterable[str] = ()) -> list[str]:
+    """Capitalised words of ``claim`` found neither in ``evidence`` nor among ``speakers``.
+
+    The first word of a sentence is not read as a name (its capital says nothing: "Running
+    has helped ..."), nor a stop word, a month or a weekday; a word found in the evidence in
+    any case is supported.
+    """
+    known = set(content_words(evidence)) | {w for s in speakers for w in content_words(s)}
+    stems = _stems(known)
+    missing = []
+    claim = claim.replace("\u2019", "'")
+    for match in _CAPITALISED.finditer(claim):
+        before = claim[: match.start()].rstrip(" \"'(\u201c")
+        if not before or before[-1] in ".!?:\n":
+            continue
+        word = match.group(0).lower().removesuffix("'s").strip("'-")
+        if not word or word in _NOT_NAMES or word in known or word[:PREFIX] in stems:
+            continue
+        missing.append(match.group(0).removesuffix("'s"))
+    return missing
