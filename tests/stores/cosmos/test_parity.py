@@ -27,10 +27,13 @@ def turn_view(turns):
     return [(t.id, t.seq, t.role, t.speaker, t.content, t.created_at) for t in turns]
 
 
-def sentences(text: str) -> list[str]:
-    """The sentences of a profile, sorted."""
-    return sorted(part for line in text.splitlines()
-                  for part in re.split(r"(?<=[.!?])\s+", line) if part)
+def sentences(text: str) -> list[tuple[str, str]]:
+    """The (category label, sentence) pairs of a profile's lines, sorted."""
+    out = []
+    for line in text.splitlines():
+        label, body = re.match(r"(?:([A-Z][\w /&-]*): )?(.*)", line).groups()
+        out += [(label or "", part) for part in re.split(r"(?<=[.!?])\s+", body) if part]
+    return sorted(out)
 
 
 def derived_view(records):
