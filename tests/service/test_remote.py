@@ -311,3 +311,15 @@ def test_the_guides_remote_client_examples_run(served, script) -> None:
                             text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
+
+
+async def test_forget_records_deletes_by_id_and_reports_the_missing(remote) -> None:
+    turns = await remote.add_turns([
+        {"user_id": "alice", "thread_id": "forget-me", "role": "user", "content": text}
+        for text in ("My locker code is 4411.", "I bike to work.")])
+    report = await remote.forget_records("alice", [turns[0].id, "no-such-record"])
+    assert report.missing == ["no-such-record"]
+    left = await remote.get_thread("alice", "forget-me")
+    assert [t.id for t in left] == [turns[1].id]
+    with pytest.raises(errors.InvalidInputError):
+        await remote.forget_records("alice", [])

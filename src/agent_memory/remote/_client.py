@@ -44,8 +44,6 @@ PROCESS_LOCAL: dict[str, str] = {
     "validate_turns": "checked by the service against its own limits; add_turns checks the "
                       "whole batch before it writes anything",
     "set_structured_profile": "the profile model is a Python type of the serving process",
-    "forget_records": "no route deletes records by id yet (forget_thread, forget_user, "
-                      "expire_turns do)",
 }
 """Coroutine methods of :class:`~agent_memory.AsyncMemory` that :class:`RemoteMemory` does
 not have, with the reason (the API test checks every other one is present and compatible)."""

@@ -12,6 +12,7 @@ from pydantic import BaseModel, TypeAdapter
 from ..consistency.audit import FactHistory
 from ..consistency.forget import ForgetReport
 from ..consistency.reconcile import ReconcileResult
+from ..errors import InvalidInputError
 from ..jobs import Job, JobState
 from ..models import Fact, RecordKind
 from ..recall.api import RecallResult
@@ -142,6 +143,15 @@ class ConsistencyRoutes(Routes):
         """Hard-delete a thread's records, jobs, counters and watermarks."""
         found = await self.http.call("DELETE", self.user_path(user_id, "threads", thread_id),
                                      idempotent=True)
+        return ForgetReport.model_validate(found)
+
+    async def forget_records(self, user_id: str, ids: Sequence[str]) -> ForgetReport:
+        """Hard-delete the user's records with these ids (any kind); ids the user has no
+        record with are listed in ``report.missing``."""
+        if isinstance(ids, str) or not ids:
+            raise InvalidInputError("give a non-empty list of record ids to forget")
+        found = await self.http.call("POST", self.user_path(user_id, "forget-records"),
+                                     json={"ids": list(ids)}, idempotent=True)
         return ForgetReport.model_validate(found)
 
     async def forget_user(self, user_id: str) -> ForgetReport:

@@ -21,6 +21,7 @@ from .schemas import (
     Changed,
     Collections,
     ExpireBody,
+    ForgetRecordsBody,
     ReconcileBody,
     RetrieveFactsBody,
     SessionContext,
@@ -140,6 +141,13 @@ async def unbind_collections(user_id: User, agent_id: str, body: Collections,
 async def forget_thread(user_id: User, thread_id: str, memory: Memory) -> ForgetReport:
     """Hard-delete a thread's records, jobs, counters and watermarks."""
     return await memory.forget_thread(user_id, thread_id)
+
+
+@router.post("/forget-records", tags=["forget"])
+async def forget_records(user_id: User, body: ForgetRecordsBody, memory: Memory) -> ForgetReport:
+    """Hard-delete the user's records with these ids; ids the user has no record with are
+    listed in ``missing`` and delete nothing."""
+    return await memory.forget_records(user_id, body.ids)
 
 
 @router.post("/expire-turns", tags=["forget"])

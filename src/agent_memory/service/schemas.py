@@ -148,6 +148,12 @@ class ReconcileBody(_Body):
     n: int = 50
 
 
+class ForgetRecordsBody(_Body):
+    """Hard-delete the user's records with these ids (any kind)."""
+
+    ids: list[str] = Field(min_length=1, max_length=MAX_K)
+
+
 class ExpireBody(_Body):
     """Delete the user's raw turns older than ``older_than_seconds``, or before ``before``
     (exactly one)."""
