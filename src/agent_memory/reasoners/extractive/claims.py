@@ -39,13 +39,20 @@ from .slots import _split_subject as split_subject
 _ENDING = word_set("quit quits quitting stop stops stopped stopping cease ceased sold sell sells "
                    "selling close closes closed left leave leaves cancel cancelled canceled "
                    "ended end ends abandon abandoned lost lose loses losing finished finish "
-                   "finishes completed complete completes recovered recover recovers")
+                   "finishes completed complete completes recovered recover recovers cleared clears")
 """Lemmas (and irregular forms) of aspectual verbs that end a state or an activity ("quit",
 "sold", "lost", "finished", "recovered from"); the claim denies their object."""
 _ENDING_WITH_PARTICLE = word_set("gave give gives giving given paid pay pays broke break breaks "
-                                 "drop dropped drops cleared clear clears")
+                                 "drop dropped drops")
 """Verbs that end a state only with a particle ("gave up", "gave ... away", "paid off",
-"broke up with", "dropped out of", "cleared off"): "gave birth" and "pays rent" do not."""
+"broke up with", "dropped out of"): "gave birth" and "pays rent" do not."""
+_LIKING = word_set("like likes liked love loves loved enjoy enjoys enjoyed adore adores adored "
+                   "prefer prefers preferred")
+_DISLIKING = word_set("dislike dislikes disliked hate hates hated detest detests detested "
+                      "loathe loathes loathed")
+"""Verbs of liking and disliking (a closed evaluative class): "hates jazz" is read as the
+denial of "likes jazz", so "loves jazz" / "hates jazz" contradict and "enjoys hiking" /
+"likes hiking" restate."""
 _BEGINNING = word_set("moved move moves relocated relocate relocates started start starts "
                       "began begin begins became become becomes switched switch took joined "
                       "join joins adopted adopt adopts bought buy buys now")
@@ -215,6 +222,10 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         positive, rest = False, rest[neg.end():]
     if _NEG_INSIDE.search(rest):
         positive, rest = False, _NEG_INSIDE.sub("", rest)
+    attitude = rest.split(" ", 1)
+    if len(attitude) == 2 and attitude[0].lower() in _LIKING | _DISLIKING:
+        positive = positive == (attitude[0].lower() in _LIKING)
+        rest = f"likes {attitude[1]}"
     change = ""
     words = rest.split()
     head = words[0].lower() if words else ""
