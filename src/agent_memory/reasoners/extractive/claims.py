@@ -57,6 +57,13 @@ _BEGINNING = word_set("moved move moves relocated relocate relocates started sta
                       "began begin begins became become becomes switched switch took joined "
                       "join joins adopted adopt adopts bought buy buys now")
 """Lemmas of verbs that begin a state (an onset), and the adverb "now"."""
+_IRREALIS = re.compile(r"^(?:(?:is|are)\s+)?(?:plans?|planning|wants?|wanting|hopes?|hoping|"
+                      r"intends?|intending|aims?|aiming|wishes|wish|dreams?|dreaming|"
+                      r"considering|considers|thinking about|trying|tries|going|would like|"
+                      r"expects?|expecting)\s+(?:to\s+|of\s+)?", re.IGNORECASE)
+"""Verbs of intention, desire and expectation (a closed class of modal verbs): what they
+govern has not happened, so an irrealis claim never restates a realised one ("plans to
+retire" / "has retired")."""
 _ONSET = word_set("started start starts began begin begins")
 """Aspectual verbs of onset that take a gerund ("started going"): the gerund is the state."""
 _PARTICLE = re.compile(r"^(?:up|off|out|down|away|from)(?:\s+(?:with|of|on))?\s+")
@@ -117,6 +124,7 @@ class Claim:
         numbers: the numbers, normalised to digit strings.
         terms: stemmed content words of the predicate (numbers, stop words, light verbs out).
         when: the explicit time as written (lower-cased), or ``""``.
+        irrealis: the predicate is governed by a verb of intention or desire ("plans to").
     """
 
     subject: str
@@ -126,6 +134,7 @@ class Claim:
     numbers: frozenset[str]
     terms: frozenset[str]
     when: str = ""
+    irrealis: bool = False
 
 
 def numbers_in(text: str) -> frozenset[str]:
@@ -251,4 +260,6 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     rest = rest.strip(" ,")
     if not rest:
         return None
-    return Claim(subject, rest, positive, change, numbers_in(rest), terms_of(rest), when)
+    irrealis = bool(_IRREALIS.match(rest))
+    return Claim(subject, rest, positive, change, numbers_in(rest), terms_of(rest), when,
+                 irrealis)

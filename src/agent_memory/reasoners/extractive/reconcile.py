@@ -130,7 +130,8 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
     same_attribute = attr_a is not None and attr_a == attr_b
     if a.positive and same_attribute:
         value_a, value_b = _values(a, attr_a), _values(b, attr_b)
-        agree = not numbers_differ and not names_differ and "end" not in (a.change, b.change)
+        agree = (not numbers_differ and not names_differ and "end" not in (a.change, b.change)
+                 and a.irrealis == b.irrealis)
         if agree and (value_a == value_b or _nested(value_a, value_b)
                       or _nested(_names(a), _names(b)) or close):
             return "same", f"same {attr_a} of {a.subject}"
@@ -144,8 +145,8 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         if a.terms == b.terms and a.terms:
             return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (numbers)"
         return None, ""
-    if numbers_differ or names_differ:
-        return None, ""  # disagreement: never merged
+    if numbers_differ or names_differ or a.irrealis != b.irrealis:
+        return None, ""  # disagreement (or an intention against a fact): never merged
     if a.terms == b.terms and (a.terms or a.numbers):
         return "same", f"same claim about {a.subject}"
     if a.numbers and close:
