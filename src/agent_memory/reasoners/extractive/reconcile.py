@@ -137,7 +137,8 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
             return "same", f"same {attr_a} of {a.subject}"
         if not numbers_differ and a.numbers:
             return None, ""  # same number, other words: not a changed value
-        if (numbers_differ or names_differ or (not (value_a & value_b) and (
+        shared = (value_a - _head(a)) & (value_b - _head(b))  # values share a word: not sure
+        if (numbers_differ or names_differ or (not shared and (
                 sim is None or sim < SAME_VALUE))):
             return "conflict", f"{attr_a} of {a.subject}: '{a.predicate}' vs '{b.predicate}'"
         return None, ""  # close but not close enough to be one value: not sure
@@ -162,6 +163,11 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
             and sim >= PARAPHRASE_PREDICATE and not minimal_pair(a.terms, b.terms)):
         return "same", f"paraphrase about {a.subject}, sentence cosine {sentence:.3f}"
     return None, ""
+
+
+def _head(claim: Claim) -> frozenset[str]:
+    """The predicate's head verb as a term ("works as a nurse" -> ``{"work"}``)."""
+    return terms_of(claim.predicate.split(" ", 1)[0])
 
 
 def _values(claim: Claim, attribute: str | None) -> frozenset[str]:
