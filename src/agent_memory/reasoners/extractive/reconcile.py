@@ -16,6 +16,14 @@ at different times are never compared) are:
   that do not read as claims fall back to the whole-sentence cosine
   (:data:`DUPLICATE_THRESHOLD`) with the same numbers, names and negation.
 
+Before any cosine is trusted, the structure of the two predicates is read
+(:mod:`.contrast`): a minimal pair (one content word swapped, where antonyms such as "owns" /
+"rents" hide) merges only above :data:`PREDICATE_DUPLICATE`, a swapped comparison or a
+different count of one noun is a contradiction, an intention ("plans to") never restates a
+realised fact, and a value word shared beyond the head verb keeps a single-valued pair
+undecided. Outside minimal pairs, a whole-sentence cosine of at least
+:data:`SENTENCE_DUPLICATE` finds paraphrases that reword the predicate.
+
 Comparing predicates rather than whole sentences matters: the shared subject lifts the cosine
 of any two facts about one person ("Kenji owns his apartment" / "Kenji rents his apartment"
 are 0.938 as sentences, 0.848 as predicates). Duplicate groups are the connected components of
