@@ -36,35 +36,78 @@ from .slots import _ANYMORE, _DATE_TAIL, _HABITUAL, _NEGATION, _RELATIONS, _STOP
 from .slots import _clean as clean
 from .slots import _split_subject as split_subject
 
-_ENDING = word_set("quit quits quitting stop stops stopped stopping gave give gives giving "
-                   "given cease ceased sold sell sells selling close closes closed left leave "
-                   "leaves cancel cancelled canceled ended end ends drop dropped paid pay pays "
-                   "broke break breaks abandon abandoned")
-"""Lemmas (and irregular forms) of verbs that end a state; "gave up", "paid off", "broke up
-with", "dropped out of" take their particle along (:data:`_PARTICLE`)."""
+_ENDING = word_set("quit quits quitting stop stops stopped stopping cease ceased sold sell sells "
+                   "selling close closes closed left leave leaves cancel cancelled canceled "
+                   "ended end ends abandon abandoned lost lose loses losing finished finish "
+                   "finishes completed complete completes recovered recover recovers cleared clears")
+"""Lemmas (and irregular forms) of aspectual verbs that end a state or an activity ("quit",
+"sold", "lost", "finished", "recovered from"); the claim denies their object."""
+_ENDING_WITH_PARTICLE = word_set("gave give gives giving given paid pay pays broke break breaks "
+                                 "drop dropped drops")
+"""Verbs that end a state only with a particle ("gave up", "gave ... away", "paid off",
+"broke up with", "dropped out of"): "gave birth" and "pays rent" do not."""
+_LIKING = word_set("like likes liked love loves loved enjoy enjoys enjoyed adore adores adored "
+                   "prefer prefers preferred")
+_DISLIKING = word_set("dislike dislikes disliked hate hates hated detest detests detested "
+                      "loathe loathes loathed")
+"""Verbs of liking and disliking (a closed evaluative class): "hates jazz" is read as the
+denial of "likes jazz", so "loves jazz" / "hates jazz" contradict and "enjoys hiking" /
+"likes hiking" restate."""
 _BEGINNING = word_set("moved move moves relocated relocate relocates started start starts "
                       "began begin begins became become becomes switched switch took joined "
                       "join joins adopted adopt adopts bought buy buys now")
 """Lemmas of verbs that begin a state (an onset), and the adverb "now"."""
-_PARTICLE = re.compile(r"^(?:up|off|out|down|away)(?:\s+(?:with|of|on))?\s+")
+_IRREALIS = re.compile(r"^(?:(?:is|are)\s+)?(?:plans?|planning|wants?|wanting|hopes?|hoping|"
+                      r"intends?|intending|aims?|aiming|wishes|wish|dreams?|dreaming|"
+                      r"considering|considers|thinking about|trying|tries|going|would like|"
+                      r"expects?|expecting)\s+(?:to\s+|of\s+)?", re.IGNORECASE)
+"""Verbs of intention, desire and expectation (a closed class of modal verbs): what they
+govern has not happened, so an irrealis claim never restates a realised one ("plans to
+retire" / "has retired")."""
+_ONSET = word_set("started start starts began begin begins")
+"""Aspectual verbs of onset that take a gerund ("started going"): the gerund is the state."""
+_PARTICLE = re.compile(r"^(?:up|off|out|down|away|from)(?:\s+(?:with|of|on))?\s+")
+_TRAILING_PARTICLE = re.compile(r"\s+(?:up|off|away)$")
+_CLAUSE = re.compile(r"\s*(?:,\s*|\s)(?:because|since|after|although|though|while|so that|"
+                     r"and then|but)\b.*$|:.*$", re.IGNORECASE)
+"""A subordinate or appended clause (reason, time, concession): set aside, it is not what the
+fact claims about its subject ("no longer owns his pizzeria because he sold it")."""
+_CESSATION_TAIL = re.compile(r"\s+(?:and|to|for|in order to)\s+.*$", re.IGNORECASE)
+"""After a cessation's object: "left Sony to join Nintendo", "quit her job and now ..."."""
+_ORIGIN = re.compile(r"^(?:from|out of)\s+.+?\s+(?=to\s)", re.IGNORECASE)
+"""The source of an onset ("moved from Sony to Nintendo"): the claim is about the target."""
+_QUANTITY_CHANGE = word_set("went go goes rose rise rises risen increased increase increases "
+                            "decreased decrease decreases fell fall falls dropped climbed grew")
+"""Verbs of a change of amount ("rent went up to 1,650"): the number carries the change, so
+they do not tell two predicates apart."""
 _LIGHT = word_set("be is are was were am been being have has had having do does did get gets "
                   "got getting become became has_been")
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}
+_UNITS_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9}
+_COMPOUND = re.compile(r"\b(" + "|".join(_TENS) + r")[- ](" + "|".join(_UNITS_WORDS) + r")\b",
+                       re.IGNORECASE)
 _NUMBER_WORDS = {"zero": "0", "no": "0", "one": "1", "two": "2", "three": "3", "four": "4",
                  "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
                  "eleven": "11", "twelve": "12", "twenty": "20", "thirty": "30",
-                 "forty": "40", "fifty": "50", "hundred": "100"}
+                 "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80",
+                 "ninety": "90", "hundred": "100"}
 _NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?k?|\b(?:" + "|".join(
     w for w in _NUMBER_WORDS if w != "no") + r")\b", re.IGNORECASE)
 _LEADING_DATE = re.compile(
     r"^(?:in|on|since|as of|by)\s+(?:\d{1,2}\s+)?(?:january|february|march|april|may|june|"
     r"july|august|september|october|november|december|\d{4}|spring|summer|autumn|fall|"
-    r"winter)\b[\w ]*?,?\s+(?=[A-Z])|^(?:every|each)\s+\w+,?\s+(?=[A-Z])", re.IGNORECASE)
+    r"winter)\b[\w ]*?,?\s+(?=[A-Z])|^(?:every|each|last|next|this)\s+\w+,?\s+(?=[A-Z])",
+    re.IGNORECASE)
 _NEG_INSIDE = re.compile(r"\b(?:no longer|never)\b\s*", re.IGNORECASE)
 _WHO = re.compile(r"^(?:has|have)\s+an?\s+(?:(?:younger|older|little|big|best)\s+)?(\w+)\s+"
                   r"(?:who|that)\s+(.+)$", re.IGNORECASE)
 _UNITS = word_set("dollars dollar euros euro pounds years year old aged as from up by into "
-                  "out about over off")
-"""Units of numbers and prepositions that do not tell two predicates apart."""
+                  "out about over off all any anyone anything anybody someone something "
+                  "somebody every each")
+"""Units of numbers, prepositions and quantifiers/indefinite pronouns (closed classes) that do
+not tell two predicates apart ("paid off all her loans" / "has loans")."""
 _ADVERBS = re.compile(r"\b(?:currently|still|also|recently|just|really|already|finally|"
                       r"actually)\s+", re.IGNORECASE)
 
@@ -81,6 +124,7 @@ class Claim:
         numbers: the numbers, normalised to digit strings.
         terms: stemmed content words of the predicate (numbers, stop words, light verbs out).
         when: the explicit time as written (lower-cased), or ``""``.
+        irrealis: the predicate is governed by a verb of intention or desire ("plans to").
     """
 
     subject: str
@@ -90,11 +134,14 @@ class Claim:
     numbers: frozenset[str]
     terms: frozenset[str]
     when: str = ""
+    irrealis: bool = False
 
 
 def numbers_in(text: str) -> frozenset[str]:
     """Numbers in ``text`` as digit strings: ``"$3,000"`` -> ``"3000"``, ``"two"`` -> ``"2"``,
-    ``"5k"`` -> ``"5000"``."""
+    ``"5k"`` -> ``"5000"``, ``"twenty-nine"`` -> ``"29"``."""
+    text = _COMPOUND.sub(lambda m: str(_TENS[m.group(1).lower()]
+                                       + _UNITS_WORDS[m.group(2).lower()]), text)
     out = set()
     for raw in _NUMBER.findall(text):
         word = raw.lower()
@@ -112,12 +159,39 @@ def numbers_in(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_IRREGULAR = {"going": "go", "doing": "do", "being": "be", "having": "have"}
+
+
+def stem_term(word: str) -> str:
+    """:func:`.slots.stem` with gerunds of two-letter verbs and a final ``-y`` folded
+    ("going" -> "go", "injury" / "injured" -> "injur", "studies" / "study" -> "stud")."""
+    word = stem(_IRREGULAR.get(word, word))
+    return word[:-1] if word.endswith("y") and len(word) > 4 else word
+
+
+def content_words(predicate: str) -> list[str]:
+    """Stemmed content words of a predicate in order (no numbers, stop words, light verbs,
+    units, quantifiers or verbs of a change of amount)."""
+    words = _WORD.findall(_NUMBER.sub(" ", _COMPOUND.sub(" ", predicate.lower())))
+    return [stem_term(w) for w in words
+            if w not in _STOP and w not in _LIGHT and w not in _NUMBER_WORDS
+            and w not in _UNITS and w not in _QUANTITY_CHANGE]
+
+
 def terms_of(predicate: str) -> frozenset[str]:
     """Stemmed content words of a predicate (no numbers, stop words or light verbs)."""
-    words = _WORD.findall(_NUMBER.sub(" ", predicate.lower()))
-    return frozenset(stem(w) for w in words
-                     if w not in _STOP and w not in _LIGHT and w not in _NUMBER_WORDS
-                     and w not in _UNITS)
+    return frozenset(content_words(predicate))
+
+
+def _masked(text: str, subject_hint: str | None) -> tuple[str, str] | None:
+    """``(subject, predicate)`` of a fact whose subject is not its grammatical subject ("Dance
+    is Gina's way to relieve stress"): the subject's mentions are masked out of the sentence."""
+    if not subject_hint or text.lower().startswith(subject_hint.lower()):
+        return None
+    mention = re.compile(rf"\b{re.escape(subject_hint)}(?:'s|s')?\s*", re.IGNORECASE)
+    if not mention.search(text):
+        return None
+    return subject_hint.lower(), mention.sub("", text).strip()
 
 
 def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
@@ -141,7 +215,7 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     text = _HABITUAL.sub("", text).strip(" ,")
     positive = not _ANYMORE.search(text)
     text = _ANYMORE.sub("", text).strip(" ,")
-    split = split_subject(text, subject_hint)
+    split = _masked(text, subject_hint) or split_subject(text, subject_hint)
     if split is None:
         return None
     subject, rest = split
@@ -151,27 +225,41 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     if who and who.group(1).lower() in _RELATIONS:
         subject, rest = f"{subject}'s {who.group(1).lower()}", who.group(2)
     rest = _ADVERBS.sub("", rest)
+    rest = _CLAUSE.sub("", rest).strip(" ,")
     neg = _NEGATION.match(rest)
     if neg:
         positive, rest = False, rest[neg.end():]
     if _NEG_INSIDE.search(rest):
         positive, rest = False, _NEG_INSIDE.sub("", rest)
+    attitude = rest.split(" ", 1)
+    if len(attitude) == 2 and attitude[0].lower() in _LIKING | _DISLIKING:
+        positive = positive == (attitude[0].lower() in _LIKING)
+        rest = f"likes {attitude[1]}"
     change = ""
     words = rest.split()
     head = words[0].lower() if words else ""
     if head in ("has", "have", "had") and len(words) > 1:
         head = words[1].lower()  # "has quit", "has moved"
-        if head in _ENDING or head in _BEGINNING:
+        if head in _ENDING or head in _BEGINNING or head in _ENDING_WITH_PARTICLE:
             rest = " ".join(words[1:])
-    if head in _ENDING:
+    tail = rest.split(" ", 1)[1] if " " in rest else ""
+    ends = head in _ENDING or (head in _ENDING_WITH_PARTICLE and (
+        _PARTICLE.match(tail) or _TRAILING_PARTICLE.search(_CESSATION_TAIL.sub("", tail))))
+    if ends:
         change, positive = "end", False
-        rest = _PARTICLE.sub("", rest.split(" ", 1)[1] if " " in rest else "")
-        rest = re.sub(r"\band\b.*$", "", rest).strip()  # "closed her bakery and ..."
+        rest = _CESSATION_TAIL.sub("", _PARTICLE.sub("", tail)).strip()
+        rest = _TRAILING_PARTICLE.sub("", rest)
     elif head in _BEGINNING:
         change = "begin"
         if head == "now":
-            rest = rest.split(" ", 1)[1] if " " in rest else ""
+            rest = tail
+        elif head in _ONSET and re.match(r"^\w+ing\b", tail):
+            rest = tail  # "started going to the gym": the state is "going to the gym"
+        else:
+            rest = f"{rest.split(' ', 1)[0]} {_ORIGIN.sub('', tail)}".strip()
     rest = rest.strip(" ,")
     if not rest:
         return None
-    return Claim(subject, rest, positive, change, numbers_in(rest), terms_of(rest), when)
+    irrealis = bool(_IRREALIS.match(rest))
+    return Claim(subject, rest, positive, change, numbers_in(rest), terms_of(rest), when,
+                 irrealis)

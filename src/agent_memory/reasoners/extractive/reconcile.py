@@ -16,6 +16,14 @@ at different times are never compared) are:
   that do not read as claims fall back to the whole-sentence cosine
   (:data:`DUPLICATE_THRESHOLD`) with the same numbers, names and negation.
 
+Before any cosine is trusted, the structure of the two predicates is read
+(:mod:`.contrast`): a minimal pair (one content word swapped, where antonyms such as "owns" /
+"rents" hide) merges only above :data:`PREDICATE_DUPLICATE`, a swapped comparison or a
+different count of one noun is a contradiction, an intention ("plans to") never restates a
+realised fact, and a value word shared beyond the head verb keeps a single-valued pair
+undecided. Outside minimal pairs, a whole-sentence cosine of at least
+:data:`SENTENCE_DUPLICATE` finds paraphrases that reword the predicate.
+
 Comparing predicates rather than whole sentences matters: the shared subject lifts the cosine
 of any two facts about one person ("Kenji owns his apartment" / "Kenji rents his apartment"
 are 0.938 as sentences, 0.848 as predicates). Duplicate groups are the connected components of
@@ -35,7 +43,8 @@ import numpy as np
 from ...models import Fact
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of, possessive
-from .claims import Claim, numbers_in, parse_claim, terms_of
+from .claims import Claim, content_words, numbers_in, parse_claim, terms_of
+from .contrast import counts_differ, minimal_pair, same_time, swapped_comparison
 
 DUPLICATE_THRESHOLD = 0.9
 """Cosine similarity (all-MiniLM-L6-v2) of whole fact sentences from which two facts that do
@@ -51,6 +60,17 @@ SAME_VALUE = 0.8
 """Cosine similarity of two predicates of one single-valued attribute below which they state
 different values (a contradiction); between it and :data:`PREDICATE_DUPLICATE` the pair is
 left undecided ("owns his apartment" / "rents his apartment", 0.848)."""
+
+SENTENCE_DUPLICATE = 0.92
+"""Cosine similarity (all-MiniLM-L6-v2) of two whole fact sentences from which two claims
+that pass the disagreement check, are not a minimal pair (:func:`.contrast.minimal_pair`) and
+whose predicates embed at least :data:`PARAPHRASE_PREDICATE` apart say the same thing: a
+paraphrase that reorders or rewords the predicate ("has a passion for painting and pottery" /
+"hobbies include painting and pottery"). Chosen on the tuning half of
+``data/reconcile_pairs_v2.jsonl`` and on ``data/reconcile_pairs.jsonl``."""
+
+PARAPHRASE_PREDICATE = 0.65
+"""Lowest predicate cosine for a duplicate found by :data:`SENTENCE_DUPLICATE`."""
 
 NEGATION_SIMILARITY = 0.7
 """Cosine similarity of an affirmed and a denied predicate that share a term, from which the
@@ -82,18 +102,27 @@ def _nested(a: frozenset[str], b: frozenset[str]) -> bool:
 
 
 def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
-           sim: float | None) -> tuple[str | None, str]:
+           sim: float | None, sentence: float | None = None) -> tuple[str | None, str]:
     """How two claims relate: ``("conflict" | "same" | None, why)``.
 
     Args:
         a, b: the claims.
         attr_a, attr_b: their single-valued attributes (:mod:`.attributes`), or ``None``.
         sim: cosine similarity of their predicates, or ``None`` without embeddings.
+        sentence: cosine similarity of the whole fact sentences, or ``None``.
     """
     if a.subject != b.subject:
         return None, ""
-    if a.when and b.when and a.when != b.when:
+    if a.when and b.when and not same_time(a.when, b.when):
         return None, ""  # events at different times may both be true
+    if a.positive == b.positive and a.terms == b.terms and a.terms:
+        order_a, order_b = content_words(a.predicate), content_words(b.predicate)
+        if order_a != order_b:
+            if swapped_comparison(a.predicate, b.predicate):
+                return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (swapped)"
+            return None, ""  # same words in another order: roles may differ
+    if a.positive and b.positive and counts_differ(a.predicate, b.predicate):
+        return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (counts)"
     close = sim is not None and sim >= PREDICATE_DUPLICATE
     if a.positive != b.positive:
         aff, den = (a, b) if a.positive else (b, a)
@@ -109,24 +138,28 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
     same_attribute = attr_a is not None and attr_a == attr_b
     if a.positive and same_attribute:
         value_a, value_b = _values(a, attr_a), _values(b, attr_b)
-        agree = not numbers_differ and not names_differ and "end" not in (a.change, b.change)
+        agree = (not numbers_differ and not names_differ and "end" not in (a.change, b.change)
+                 and a.irrealis == b.irrealis)
         if agree and (value_a == value_b or _nested(value_a, value_b)
                       or _nested(_names(a), _names(b)) or close):
             return "same", f"same {attr_a} of {a.subject}"
         if not numbers_differ and a.numbers:
             return None, ""  # same number, other words: not a changed value
-        if (numbers_differ or names_differ
-                or (sim is not None and sim < SAME_VALUE) or sim is None):
+        shared = (value_a - _head(a)) & (value_b - _head(b))  # values share a word: not sure
+        if (numbers_differ or names_differ or (not shared and (
+                sim is None or sim < SAME_VALUE))):
             return "conflict", f"{attr_a} of {a.subject}: '{a.predicate}' vs '{b.predicate}'"
         return None, ""  # close but not close enough to be one value: not sure
     if numbers_differ and a.numbers and b.numbers and a.positive:
         if a.terms == b.terms and a.terms:
             return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (numbers)"
         return None, ""
-    if numbers_differ or names_differ or a.change != b.change:
-        return None, ""  # disagreement: never merged
-    if a.terms == b.terms and a.terms:
+    if numbers_differ or names_differ or a.irrealis != b.irrealis:
+        return None, ""  # disagreement (or an intention against a fact): never merged
+    if a.terms == b.terms and (a.terms or a.numbers):
         return "same", f"same claim about {a.subject}"
+    if a.numbers and close:
+        return "same", f"same claim about {a.subject}"  # "weighs 92 kg" / "weight is 92 kg"
     named = bool(_names(a)) and _names(a) == _names(b) and sim is not None and sim >= SAME_VALUE
     if attr_a is not None and attr_b is not None and attr_a != attr_b:
         return None, ""  # two different single-valued attributes
@@ -134,7 +167,15 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         return None, ""  # a single-valued attribute and a predicate of none
     if _nested(a.terms, b.terms) or close or named:
         return "same", f"same claim about {a.subject}"
+    if (sentence is not None and sentence >= SENTENCE_DUPLICATE and sim is not None
+            and sim >= PARAPHRASE_PREDICATE and not minimal_pair(a.terms, b.terms)):
+        return "same", f"paraphrase about {a.subject}, sentence cosine {sentence:.3f}"
     return None, ""
+
+
+def _head(claim: Claim) -> frozenset[str]:
+    """The predicate's head verb as a term ("works as a nurse" -> ``{"work"}``)."""
+    return terms_of(claim.predicate.split(" ", 1)[0])
 
 
 def _values(claim: Claim, attribute: str | None) -> frozenset[str]:
@@ -185,7 +226,8 @@ def reconcile_facts(
             a, b = claims[i], claims[j]
             if a is not None and b is not None:
                 sim = float(pred_sims[row[i], row[j]]) if pred_sims is not None else None
-                relation, why = relate(a, b, attr[i], attr[j], sim)
+                sentence = float(sims[i, j]) if sims is not None else None
+                relation, why = relate(a, b, attr[i], attr[j], sim, sentence)
                 if relation == "conflict":
                     conflicts.append((i, j, why))
                 elif relation == "same":
