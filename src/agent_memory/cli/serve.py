@@ -89,8 +89,9 @@ def register(app: typer.Typer) -> None:
                 err_console.print(f"no API keys yet ({path}): create one with "
                                   "`agent-memory keys create`")
         if workers > 1:
-            uvicorn.run("agent_memory.service.app:app_from_environment", factory=True,
-                        host=host, port=port, workers=workers)
+            from ..service.workers import run_workers
+
+            run_workers(host, port, workers)
         else:
             uvicorn.run(create_app(settings, service=service), host=host, port=port)
 
