@@ -1,6 +1,6 @@
 """Turn-level evidence recall: the ranking scored, recall_any@k / recall_all@k, their means.
 
-Pure functions, no I/O. The evaluation protocol (issue 2, "eval locomo"):
+Pure functions, no I/O. The evaluation protocol ("eval locomo"):
 
 * The ranking scored is a list of **turn ids**, as the product retrieves them for one user.
   A search hit on a turn stands for that turn. A hit on a derived record (interaction, summary,

@@ -20,11 +20,11 @@ Tables (migration 1)::
     user_versions a counter per user, bumped by every write to that user's partition, so
                   in-process vector caches of any connection notice changes
 
-Migration 2 (collections, issue 4): ``records.collection`` (the memory collection a record
+Migration 2 (collections): ``records.collection`` (the memory collection a record
 belongs to, seed 004) with an index, and ``agent_collections`` (user_id, agent_id, collection):
 which collections each agent of a user is bound to.
 
-Migration 3 (automatic processing, issue 5): ``job_counters``, ``jobs``, ``job_marks``
+Migration 3 (automatic processing): ``job_counters``, ``jobs``, ``job_marks``
 (:mod:`.jobs_schema`, used by :mod:`.jobs`).
 
 Migration 4 (search at scale): ``records_by_speaker``, a partial index of turns by

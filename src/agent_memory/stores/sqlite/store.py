@@ -884,7 +884,7 @@ class SQLiteStore(MemoryStore):
         ).fetchone()
         return 0 if row is None else int(row[0])
 
-    # -- collections bound to agents (issue 4; SQL in :mod:`.collections`) ----------------
+    # -- collections bound to agents (SQL in :mod:`.collections`) ----------------
 
     def _bindings(self, action: str, fn: Any, user_id: str, agent_id: str, *args: Any) -> Any:
         user_id = require_scope(user_id)
