@@ -160,19 +160,32 @@ def numbers_in(text: str) -> frozenset[str]:
 
 
 _IRREGULAR = {"going": "go", "doing": "do", "being": "be", "having": "have"}
+_DOUBLED = re.compile(r"([bdgkmnprt])\1$")
+"""A consonant doubled before ``-ing`` / ``-ed`` ("running", "planned", "stopped"); ``l``,
+``s``, ``z`` and ``f`` are left alone because they double in the base form too ("falling",
+"dressed", "buzzing", "stuffed")."""
+_REPETITION = re.compile(r"\b(?:once more|once again|again|anew|now)\b", re.IGNORECASE)
+"""Adverbs of repetition and of the present ("again", "once more", "now"): a closed class that
+marks when a state holds, not what it is ("is running for office again" / "decided to run for
+office once more")."""
 
 
 def stem_term(word: str) -> str:
-    """:func:`.slots.stem` with gerunds of two-letter verbs and a final ``-y`` folded
-    ("going" -> "go", "injury" / "injured" -> "injur", "studies" / "study" -> "stud")."""
+    """:func:`.slots.stem` with gerunds of two-letter verbs, a final ``-y`` and a consonant
+    doubled before ``-ing`` / ``-ed`` folded ("going" -> "go", "injury" / "injured" ->
+    "injur", "studies" / "study" -> "stud", "running" / "run" -> "run")."""
+    inflected = word.endswith(("ing", "ed"))
     word = stem(_IRREGULAR.get(word, word))
+    if inflected and len(word) > 3:
+        word = _DOUBLED.sub(r"\1", word)
     return word[:-1] if word.endswith("y") and len(word) > 4 else word
 
 
 def content_words(predicate: str) -> list[str]:
     """Stemmed content words of a predicate in order (no numbers, stop words, light verbs,
-    units, quantifiers or verbs of a change of amount)."""
-    words = _WORD.findall(_NUMBER.sub(" ", _COMPOUND.sub(" ", predicate.lower())))
+    units, quantifiers, verbs of a change of amount or adverbs of repetition)."""
+    text = _REPETITION.sub(" ", _COMPOUND.sub(" ", predicate.lower()))
+    words = _WORD.findall(_NUMBER.sub(" ", text))
     return [stem_term(w) for w in words
             if w not in _STOP and w not in _LIGHT and w not in _NUMBER_WORDS
             and w not in _UNITS and w not in _QUANTITY_CHANGE]

@@ -43,7 +43,7 @@ import numpy as np
 from ...models import Fact
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of, possessive
-from .claims import Claim, content_words, numbers_in, parse_claim, terms_of
+from .claims import Claim, content_words, numbers_in, parse_claim, stem_term, terms_of
 from .contrast import counts_differ, minimal_pair, same_time, swapped_comparison
 
 DUPLICATE_THRESHOLD = 0.9
@@ -72,6 +72,13 @@ paraphrase that reorders or rewords the predicate ("has a passion for painting a
 PARAPHRASE_PREDICATE = 0.65
 """Lowest predicate cosine for a duplicate found by :data:`SENTENCE_DUPLICATE`."""
 
+NUMBER_PARAPHRASE = 0.9
+"""Cosine similarity (all-MiniLM-L6-v2) of two whole fact sentences from which two claims with
+the same numbers that share a content word and are not a minimal pair say the same thing,
+even when only one reads as a single-valued attribute ("pays 1,400 dollars a month in rent" /
+"monthly rent is $1400"). The shared number pins the value; the cosine the rewording. Chosen
+on the tuning half of ``data/reconcile_pairs_v2.jsonl`` and on ``data/reconcile_pairs.jsonl``."""
+
 NEGATION_SIMILARITY = 0.7
 """Cosine similarity of an affirmed and a denied predicate that share a term, from which the
 denial is about the same thing."""
@@ -99,6 +106,20 @@ def _names(claim: Claim) -> frozenset[str]:
 
 def _nested(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a) and bool(b) and (a <= b or b <= a)
+
+
+_PRIVATIVE = frozenset(stem_term(w) for w in [
+    "former", "formerly", "ex", "previous", "previously", "erstwhile", "onetime", "late",
+    "fake", "false", "mock", "faux", "imitation", "artificial", "pretend", "wannabe",
+    "aspiring", "almost", "nearly"])
+"""Privative modifiers and approximators (a closed lexical class: "former", "fake", "would-be",
+"almost") deny what they modify: "is a former smoker" does not restate "is a smoker", though
+its terms contain the other's."""
+
+
+def _contains(a: frozenset[str], b: frozenset[str]) -> bool:
+    """One term set within the other, the extra terms holding no privative modifier."""
+    return _nested(a, b) and not (a ^ b) & _PRIVATIVE
 
 
 def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
@@ -140,7 +161,7 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         value_a, value_b = _values(a, attr_a), _values(b, attr_b)
         agree = (not numbers_differ and not names_differ and "end" not in (a.change, b.change)
                  and a.irrealis == b.irrealis)
-        if agree and (value_a == value_b or _nested(value_a, value_b)
+        if agree and (value_a == value_b or _contains(value_a, value_b)
                       or _nested(_names(a), _names(b)) or close):
             return "same", f"same {attr_a} of {a.subject}"
         if not numbers_differ and a.numbers:
@@ -161,16 +182,25 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
     if a.numbers and close:
         return "same", f"same claim about {a.subject}"  # "weighs 92 kg" / "weight is 92 kg"
     named = bool(_names(a)) and _names(a) == _names(b) and sim is not None and sim >= SAME_VALUE
+    if (a.numbers and a.terms & b.terms and a.change == b.change and sentence is not None
+            and sentence >= NUMBER_PARAPHRASE and not minimal_pair(a.terms, b.terms)):
+        return "same", f"same numbers about {a.subject}, sentence cosine {sentence:.3f}"
     if attr_a is not None and attr_b is not None and attr_a != attr_b:
         return None, ""  # two different single-valued attributes
-    if attr_a != attr_b and not (named or _nested(a.terms, b.terms)):
+    if attr_a != attr_b and not (named or _contains(a.terms, b.terms)):
         return None, ""  # a single-valued attribute and a predicate of none
-    if _nested(a.terms, b.terms) or close or named:
+    if _contains(a.terms, b.terms) or close or named:
         return "same", f"same claim about {a.subject}"
-    if (sentence is not None and sentence >= SENTENCE_DUPLICATE and sim is not None
-            and sim >= PARAPHRASE_PREDICATE and not minimal_pair(a.terms, b.terms)):
+    if _paraphrase(a, b, sim, sentence):
         return "same", f"paraphrase about {a.subject}, sentence cosine {sentence:.3f}"
     return None, ""
+
+
+def _paraphrase(a: Claim, b: Claim, sim: float | None, sentence: float | None) -> bool:
+    """Whole sentences at least :data:`SENTENCE_DUPLICATE` apart, predicates at least
+    :data:`PARAPHRASE_PREDICATE`, and not a minimal pair (where antonyms hide)."""
+    return (sentence is not None and sentence >= SENTENCE_DUPLICATE and sim is not None
+            and sim >= PARAPHRASE_PREDICATE and not minimal_pair(a.terms, b.terms))
 
 
 def _head(claim: Claim) -> frozenset[str]:

@@ -1,0 +1,59 @@
+"""Duplicates worded differently, and containment that is not restatement, on new sentences."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from agent_memory.models import Fact
+from agent_memory.reasoners.extractive.attributes import AttributeIndex
+from agent_memory.reasoners.extractive.claims import stem_term, terms_of
+from agent_memory.reasoners.extractive.reconcile import reconcile_facts
+
+
+@pytest.fixture(scope="module")
+def attributes(local_embedder) -> AttributeIndex:
+    return AttributeIndex(local_embedder.embed_sync)
+
+
+def relation(local_embedder, attributes, a: str, b: str, subject: str) -> str:
+    facts = [Fact(id=k, user_id="u", content=text, subject=subject,
+                  created_at=datetime(2024, 1, day, tzinfo=UTC))
+             for k, text, day in (("a", a, 1), ("b", b, 2))]
+    decision = reconcile_facts(facts, local_embedder.embed_sync([a, b]), attributes=attributes)
+    if decision.contradictions:
+        return "contradiction"
+    return "duplicate" if decision.duplicates else "unrelated"
+
+
+def test_doubled_consonant_folds_to_the_base_form() -> None:
+    assert stem_term("running") == stem_term("run") == "run"
+    assert stem_term("planned") == stem_term("plan")
+    assert stem_term("falling") == "fall"  # a base-form double stays
+
+
+def test_repetition_adverbs_are_not_terms() -> None:
+    assert terms_of("is swimming in the lake again") == terms_of("swims in the lake")
+    assert terms_of("teaches piano once more") == terms_of("teaches piano now")
+
+
+def test_a_restatement_with_again_is_a_duplicate(local_embedder, attributes) -> None:
+    assert relation(local_embedder, attributes, "Omar is running the bakery again.",
+                    "Omar runs the bakery.", "Omar") == "duplicate"
+
+
+def test_a_privative_modifier_is_not_a_restatement(local_embedder, attributes) -> None:
+    assert relation(local_embedder, attributes, "Lena is a former nurse.",
+                    "Lena is a nurse.", "Lena") != "duplicate"
+    assert relation(local_embedder, attributes, "Lena almost finished the Vienna marathon.",
+                    "Lena finished the Vienna marathon.", "Lena") != "duplicate"
+    assert relation(local_embedder, attributes, "Lena is a registered nurse.",
+                    "Lena is a nurse.", "Lena") == "duplicate"
+
+
+def test_same_number_reworded_is_a_duplicate(local_embedder, attributes) -> None:
+    assert relation(local_embedder, attributes, "Sami spends 90 minutes a day on his commute.",
+                    "Sami's daily commute is 90 minutes.", "Sami") == "duplicate"
+    assert relation(local_embedder, attributes, "Sami spends 90 minutes a day on his commute.",
+                    "Sami's daily commute is 45 minutes.", "Sami") != "duplicate"
