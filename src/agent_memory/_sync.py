@@ -20,6 +20,8 @@ from .errors import ClientClosedError
 T = TypeVar("T")
 
 class _LoopThread:
+    """A private event loop running forever on a daemon thread."""
+
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True,
@@ -35,7 +37,51 @@ class _LoopThread:
         self.loop.close()
 
 
-class Memory:
+class SyncFacade:
+    """Shared part of the sync facades (:class:`Memory`, :class:`agent_memory.remote.Remote`):
+    an async client (``_async``) driven on a private loop thread (``_loop``); ``close`` and
+    the context manager. Subclasses get their public coroutine methods from
+    :func:`forward_coroutines`."""
+
+    _loop: _LoopThread
+    _async: Any
+
+    def close(self) -> None:
+        """Close the client and stop the loop thread. Safe to call twice; any other call
+        afterwards raises :class:`~agent_memory.errors.ClientClosedError`."""
+        if self._loop.thread.is_alive() and not self._loop.loop.is_closed():
+            self._loop.run(self._async.close())
+            self._loop.stop()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def forward_coroutines(facade: type[SyncFacade], client: type, skip: frozenset[str]) -> None:
+    """Give ``facade`` a blocking method for every public coroutine method of ``client``
+    (its mixins included) not in ``skip``, with the same signature and docstring; each
+    raises :class:`~agent_memory.errors.ClientClosedError` after ``close()``."""
+    for name, _ in inspect.getmembers(client, inspect.iscoroutinefunction):
+        if not name.startswith("_") and name not in skip:
+            setattr(facade, name, _forward(facade.__name__, client, name))
+
+
+def _forward(label: str, client: type, name: str) -> Any:
+    target = getattr(client, name)
+
+    @functools.wraps(target)
+    def method(self: SyncFacade, *args: Any, **kwargs: Any) -> Any:
+        if self._loop.loop.is_closed():
+            raise ClientClosedError(f"{label}.{name}() called after close(); open a new {label}")
+        return self._loop.run(getattr(self._async, name)(*args, **kwargs))
+
+    return method
+
+
+class Memory(SyncFacade):
     """Memory for agents, sync API (same methods as :class:`AsyncMemory`).
 
     Example::
@@ -73,40 +119,5 @@ class Memory:
         """The settings in force."""
         return self._async.settings
 
-    def close(self) -> None:
-        """Close the store and stop the loop thread. Safe to call twice; any other call
-        afterwards raises :class:`~agent_memory.errors.ClientClosedError`."""
-        if self._loop.thread.is_alive() and not self._loop.loop.is_closed():
-            self._loop.run(self._async.close())
-            self._loop.stop()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _forward(name: str) -> Any:
-    target = getattr(AsyncMemory, name)
-
-    @functools.wraps(target)
-    def method(self: Memory, *args: Any, **kwargs: Any) -> Any:
-        if self._loop.loop.is_closed():
-            raise ClientClosedError(f"Memory.{name}() called after close(); open a new Memory")
-        return self._loop.run(getattr(self._async, name)(*args, **kwargs))
-
-    return method
-
-
-def _public_coroutines() -> list[str]:
-    """Every public coroutine method of AsyncMemory (its mixins included)."""
-    return [
-        name
-        for name, value in inspect.getmembers(AsyncMemory, inspect.iscoroutinefunction)
-        if not name.startswith("_") and name not in {"connect", "close"}
-    ]
-
-
-for _name in _public_coroutines():
-    setattr(Memory, _name, _forward(_name))
+forward_coroutines(Memory, AsyncMemory, frozenset({"connect", "close"}))

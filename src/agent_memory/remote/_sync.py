@@ -3,17 +3,14 @@ private event-loop thread, as :class:`agent_memory.Memory` runs :class:`AsyncMem
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Mapping
-from typing import Any, Self
+from typing import Any
 
-from .._sync import _LoopThread
-from ..errors import ClientClosedError
+from .._sync import SyncFacade, _LoopThread, forward_coroutines
 from ._client import RemoteMemory
 
 
-class Remote:
+class Remote(SyncFacade):
     """Memory for agents over HTTP, sync API (the methods of :class:`RemoteMemory`, which
     are those of :class:`agent_memory.Memory`).
 
@@ -43,32 +40,5 @@ class Remote:
         """The underlying :class:`RemoteMemory` (use only from this object's loop)."""
         return self._async
 
-    def close(self) -> None:
-        """Close the connection pool and stop the loop thread. Safe to call twice; any other
-        call afterwards raises :class:`~agent_memory.errors.ClientClosedError`."""
-        if self._loop.thread.is_alive() and not self._loop.loop.is_closed():
-            self._loop.run(self._async.close())
-            self._loop.stop()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _forward(name: str) -> Any:
-    target = getattr(RemoteMemory, name)
-
-    @functools.wraps(target)
-    def method(self: Remote, *args: Any, **kwargs: Any) -> Any:
-        if self._loop.loop.is_closed():
-            raise ClientClosedError(f"Remote.{name}() called after close(); open a new Remote")
-        return self._loop.run(getattr(self._async, name)(*args, **kwargs))
-
-    return method
-
-
-for _name, _ in inspect.getmembers(RemoteMemory, inspect.iscoroutinefunction):
-    if not _name.startswith("_") and _name != "close":
-        setattr(Remote, _name, _forward(_name))
+forward_coroutines(Remote, RemoteMemory, frozenset({"close"}))
