@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -30,6 +27,8 @@ from agent_memory.service.keys import KeyStore, Scope
 from agent_memory.service.settings import ServiceSettings
 from agent_memory.service.ui import UI_DIR
 
+from .conftest import serve
+
 pytestmark = pytest.mark.dataset
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -38,13 +37,7 @@ CONVERSATIONS = 2
 WAIT = 30.0  # seconds the browser may take for one step (a loaded 2-core machine)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Served:
+class Inspected:
     """A running service: ``base`` URL, an API key, the users it may see, an httpx client."""
 
     def __init__(self, base: str, key: str, users: list[str]) -> None:
@@ -87,21 +80,11 @@ def served(tmp_path_factory, locomo_path):
     created = KeyStore(keys).create(Scope(tenant="test", users=tuple(users)), name="inspector")
     app = create_app(Settings.load(store=str(store)),
                      service=ServiceSettings.load(keys_path=str(keys)))
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            pytest.fail("the service did not start")
-        time.sleep(0.05)
-    served = Served(f"http://127.0.0.1:{port}", created.secret, users)
+    running = serve(app, None)
+    served = Inspected(running.url, created.secret, users)
     yield served
     served.http.close()
-    server.should_exit = True
-    thread.join(timeout=30)
+    running.stop()
 
 
 # -- without a browser -------------------------------------------------------------------------

@@ -7,19 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import sys
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import httpx2
 import pytest
-import uvicorn
 from mcp import Client, MCPError, StdioServerParameters
 from starlette.applications import Starlette
 from starlette.routing import Mount
@@ -27,6 +22,8 @@ from starlette.routing import Mount
 from agent_memory import AsyncMemory, Settings
 from agent_memory.models import RecordKind
 from agent_memory.service.mcp import mcp_http_app, mcp_lifespan, trusted_header
+
+from .conftest import Served, serve
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 TOOLS = {"add_memories", "add_turns", "search", "retrieve_facts", "get_profile", "forget"}
@@ -74,38 +71,8 @@ def resolve_key(request) -> str | None:
     return KEYS.get(key) if scheme.lower() == "bearer" else None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@dataclass
-class HttpServer:
-    url: str
-    thread: threading.Thread
-    server: uvicorn.Server
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=30)
-
-
-def start_http(app) -> tuple[uvicorn.Server, threading.Thread, int]:
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    return server, thread, port
-
-
 @pytest.fixture(params=["standalone", "mounted"])
-def http_server(request, tmp_path, local_embedder) -> Iterator[tuple[HttpServer, Path]]:
+def http_server(request, tmp_path, local_embedder) -> Iterator[tuple[Served, Path]]:
     """The MCP HTTP app on a loopback port: served directly (endpoint ``/mcp``), or mounted
     at ``/mcp`` in a host app that runs its lifespan (endpoint ``/mcp/``)."""
     store = tmp_path / "memory.db"
@@ -123,8 +90,8 @@ def http_server(request, tmp_path, local_embedder) -> Iterator[tuple[HttpServer,
 
         app = Starlette(routes=[Mount("/mcp", app=inner)], lifespan=lifespan)
         suffix = "/mcp/"
-    server, thread, port = start_http(app)
-    running = HttpServer(f"http://127.0.0.1:{port}{suffix}", thread, server)
+    running = serve(app, None)
+    running.url += suffix
     try:
         yield running, store
     finally:
@@ -262,8 +229,8 @@ async def test_trusted_header_resolver_takes_the_user_from_the_gateway_header(
     store = tmp_path / "memory.db"
     memory = AsyncMemory(Settings.load(store=str(store)), embedder=local_embedder)
     app = mcp_http_app(memory, trusted_header("X-User"), path="/mcp")
-    server, thread, port = start_http(app)
-    url = f"http://127.0.0.1:{port}/mcp"
+    running = serve(app, None)
+    url = f"{running.url}/mcp"
     try:
         async with Client(_streamable(url, httpx2.AsyncClient(headers={"X-User": "cy"})),
                           read_timeout_seconds=120) as cy:
@@ -277,8 +244,7 @@ async def test_trusted_header_resolver_takes_the_user_from_the_gateway_header(
                     headers={**header, "Accept": "application/json, text/event-stream"})
                 assert response.status_code == 401  # refused, never stripped into "cy"
     finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+        running.stop()
         await memory.close()
 
 
