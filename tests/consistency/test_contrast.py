@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from agent_memory.models import Fact
-from agent_memory.reasoners.extractive.attributes import AttributeIndex
 from agent_memory.reasoners.extractive.claims import numbers_in, parse_claim
 from agent_memory.reasoners.extractive.contrast import (
     counts_differ,
@@ -15,22 +11,8 @@ from agent_memory.reasoners.extractive.contrast import (
     same_time,
     swapped_comparison,
 )
-from agent_memory.reasoners.extractive.reconcile import reconcile_facts
 
-
-@pytest.fixture(scope="module")
-def attributes(local_embedder) -> AttributeIndex:
-    return AttributeIndex(local_embedder.embed_sync)
-
-
-def relation(local_embedder, attributes, a: str, b: str, subject: str) -> str:
-    facts = [Fact(id=k, user_id="u", content=text, subject=subject,
-                  created_at=datetime(2024, 1, day, tzinfo=UTC))
-             for k, text, day in (("a", a, 1), ("b", b, 2))]
-    decision = reconcile_facts(facts, local_embedder.embed_sync([a, b]), attributes=attributes)
-    if decision.contradictions:
-        return "contradiction"
-    return "duplicate" if decision.duplicates else "unrelated"
+from .conftest import relation
 
 
 def test_cessation_verbs_that_need_a_particle() -> None:

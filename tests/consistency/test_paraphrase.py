@@ -2,29 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
-import pytest
-
-from agent_memory.models import Fact
-from agent_memory.reasoners.extractive.attributes import AttributeIndex
 from agent_memory.reasoners.extractive.claims import stem_term, terms_of
-from agent_memory.reasoners.extractive.reconcile import reconcile_facts
 
-
-@pytest.fixture(scope="module")
-def attributes(local_embedder) -> AttributeIndex:
-    return AttributeIndex(local_embedder.embed_sync)
-
-
-def relation(local_embedder, attributes, a: str, b: str, subject: str) -> str:
-    facts = [Fact(id=k, user_id="u", content=text, subject=subject,
-                  created_at=datetime(2024, 1, day, tzinfo=UTC))
-             for k, text, day in (("a", a, 1), ("b", b, 2))]
-    decision = reconcile_facts(facts, local_embedder.embed_sync([a, b]), attributes=attributes)
-    if decision.contradictions:
-        return "contradiction"
-    return "duplicate" if decision.duplicates else "unrelated"
+from .conftest import relation
 
 
 def test_doubled_consonant_folds_to_the_base_form() -> None:
