@@ -126,6 +126,16 @@ def _as_input(item: TurnInput | Turn | Mapping[str, Any]) -> TurnInput:
         raise InvalidInputError(f"invalid turn: {where}: {exc.errors()[0]['msg']}") from exc
 
 
+def _shared_embedder(settings: Settings, embedder: Embedder) -> dict[str, Any]:
+    """The offline reasoner embeds fact predicates with the local all-MiniLM-L6-v2 (its
+    reconciliation thresholds were chosen with it): when the client's embedder is that model,
+    the reasoner uses it instead of loading a second copy."""
+    from .embedders.local import LOCAL_MODEL
+
+    extractive = settings.reasoner.strip().lower() == "extractive"
+    return {"embedder": embedder} if extractive and embedder.name == f"local:{LOCAL_MODEL}" else {}
+
+
 class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
     """Memory for agents, async API. Build with :meth:`open` (or pass components).
 
@@ -147,7 +157,8 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         self.embedder = embedder or get_embedder(
             self.settings.embedder, batch_size=self.settings.embed_batch_size
         )
-        self.reasoner = reasoner or reasoner_from_settings(self.settings)
+        self.reasoner = reasoner or reasoner_from_settings(
+            self.settings, **_shared_embedder(self.settings, self.embedder))
         self.store = store or open_store(
             self.settings.store, self.settings.vector_index, self.settings.text_match_budget)
         self._opened = False
