@@ -256,6 +256,8 @@ def _add_subject(text: str) -> str:
 
 
 def finish_sentence(text: str) -> str:
+    """``text`` with its trailing ``!``, ``.``, ``…`` and spaces replaced by one full stop
+    (``""`` stays ``""``)."""
     text = text.rstrip().rstrip("!.\u2026 ").rstrip()
     return f"{text}." if text else text
 

@@ -33,6 +33,7 @@ class Params:
         self._n = 0
 
     def add(self, value: Any) -> str:
+        """Append ``value`` as the next parameter and return its name (``@p0``, ``@p1``...)."""
         name = f"@p{self._n}"
         self._n += 1
         self.items.append({"name": name, "value": value})
