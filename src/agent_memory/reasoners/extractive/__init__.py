@@ -33,6 +33,7 @@ from . import reconcile as _reconcile
 from . import reflection as _reflection
 from .attributes import AttributeIndex
 from .facts import extract_facts
+from .lexical import open_lexicon
 from .profile import summarize_items
 from .summarize import summarize_turns
 
@@ -63,12 +64,19 @@ class ExtractiveReasoner(Reasoner):
     name = "extractive"
     quotes_source = True
 
-    def __init__(self, embedder: Embedder | None = None) -> None:
+    def __init__(self, embedder: Embedder | None = None, wordnet: str | None = None) -> None:
         """Args:
             embedder: embeds fact predicates for reconciliation (:mod:`.attributes`); default
                 the local all-MiniLM-L6-v2 the thresholds were chosen with, loaded on the first
                 reconciliation. When it cannot load, reconciliation decides by terms alone.
+            wordnet: folder of the WordNet database whose word relations reconciliation
+                reads (:mod:`.lexical`); default ``AGENT_MEMORY_WORDNET``, then the usual
+                folders (:func:`.wordnet.find_wordnet`); ``"none"`` decides without them.
+
+        Raises:
+            ConfigError: ``wordnet`` names a folder that holds no WordNet database.
         """
+        self.lexicon = open_lexicon(wordnet)
         self._embedder = embedder
         self._attributes: AttributeIndex | None = None
         self._attributes_tried = False
@@ -139,11 +147,12 @@ class ExtractiveReasoner(Reasoner):
         self, facts: Sequence[Fact], vectors: np.ndarray | None = None
     ) -> ReconcileDecision:
         """See :func:`.reconcile.reconcile_facts` (claims compared by their predicates'
-        embeddings, numbers, negation and state changes)."""
+        embeddings, numbers, negation, state changes and, with WordNet, word relations)."""
 
         def decide() -> ReconcileDecision:
             return _reconcile.reconcile_facts(list(facts), vectors,
-                                              attributes=self._attribute_index())
+                                              attributes=self._attribute_index(),
+                                              lexicon=self.lexicon)
 
         return await run_in_worker(decide)
 

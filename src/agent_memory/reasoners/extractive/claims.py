@@ -53,17 +53,22 @@ _DISLIKING = word_set("dislike dislikes disliked hate hates hated detest detests
 """Verbs of liking and disliking (a closed evaluative class): "hates jazz" is read as the
 denial of "likes jazz", so "loves jazz" / "hates jazz" contradict and "enjoys hiking" /
 "likes hiking" restate."""
+_TOLERATE = re.compile(r"^(?:stand|bear|abide|stomach)\s+", re.IGNORECASE)
+"""Verbs of tolerating: denied ("can't stand", "cannot bear"), they express disliking."""
 _BEGINNING = word_set("moved move moves relocated relocate relocates started start starts "
                       "began begin begins became become becomes switched switch took joined "
-                      "join joins adopted adopt adopts bought buy buys now")
-"""Lemmas of verbs that begin a state (an onset), and the adverb "now"."""
+                      "join joins adopted adopt adopts bought buy buys got gets now")
+"""Lemmas of verbs that begin a state (an onset; "got" as acquiring), and the adverb "now"."""
 _IRREALIS = re.compile(r"^(?:(?:is|are)\s+)?(?:plans?|planning|wants?|wanting|hopes?|hoping|"
                       r"intends?|intending|aims?|aiming|wishes|wish|dreams?|dreaming|"
                       r"considering|considers|thinking about|trying|tries|going|would like|"
-                      r"expects?|expecting)\s+(?:to\s+|of\s+)?", re.IGNORECASE)
-"""Verbs of intention, desire and expectation (a closed class of modal verbs): what they
-govern has not happened, so an irrealis claim never restates a realised one ("plans to
-retire" / "has retired")."""
+                      r"expects?|expecting|looking\s+(?:for|into)|searching\s+for|"
+                      r"learning|thinking\s+of|exploring)\s+(?:to\s+|of\s+)?", re.IGNORECASE)
+"""Verbs of intention, desire, expectation and of seeking (a closed class of modal and
+conative verbs: "plans to", "hopes to", "is looking for", "is learning to"): what they govern
+has not happened, so an irrealis claim never restates a realised one ("plans to retire" / "has
+retired"), and a later realised claim settles it."""
+
 _ONSET = word_set("started start starts began begin begins")
 """Aspectual verbs of onset that take a gerund ("started going"): the gerund is the state."""
 _PARTICLE = re.compile(r"^(?:up|off|out|down|away|from)(?:\s+(?:with|of|on))?\s+")
@@ -74,9 +79,10 @@ _CLAUSE = re.compile(r"\s*(?:,\s*|\s)(?:because|since|after|although|though|whil
 fact claims about its subject ("no longer owns his pizzeria because he sold it")."""
 _CESSATION_TAIL = re.compile(r"\s+(?:and|to|for|in order to)\s+.*$", re.IGNORECASE)
 """After a cessation's object: "left Sony to join Nintendo", "quit her job and now ..."."""
+_GERUND_TAIL = re.compile(r"\s+(?:and|in order to)\s+.*$", re.IGNORECASE)
 _ORIGIN = re.compile(r"^(?:from|out of)\s+.+?\s+(?=to\s)", re.IGNORECASE)
 """The source of an onset ("moved from Sony to Nintendo"): the claim is about the target."""
-_QUANTITY_CHANGE = word_set("went go goes rose rise rises risen increased increase increases "
+_QUANTITY_CHANGE = word_set("went go goes going gone rose rise rises risen increased increase increases "
                             "decreased decrease decreases fell fall falls dropped climbed grew")
 """Verbs of a change of amount ("rent went up to 1,650"): the number carries the change, so
 they do not tell two predicates apart."""
@@ -101,13 +107,20 @@ _LEADING_DATE = re.compile(
     r"winter)\b[\w ]*?,?\s+(?=[A-Z])|^(?:every|each|last|next|this)\s+\w+,?\s+(?=[A-Z])",
     re.IGNORECASE)
 _NEG_INSIDE = re.compile(r"\b(?:no longer|never)\b\s*", re.IGNORECASE)
+_HAS_NO = re.compile(r"^(has|have|had)\s+no\s+(?!longer\b|one\b)", re.IGNORECASE)
+"""Possession denied by the determiner "no" ("has no siblings", "has no savings left")."""
+_FORMER = re.compile(r"^(?:is|was)\s+(?:an?\s+)?(?:former\s+|ex-\s*|ex\s+)", re.IGNORECASE)
+"""A privative modifier on the predicate noun ("is a former smoker", "is an ex-smoker"): the
+state has ended, read like a cessation."""
+_REMAINING = re.compile(r"\s+(?:left|remaining|left over)$", re.IGNORECASE)
+"""A quantity's remainder ("has no savings left"): not a leaving."""
 _WHO = re.compile(r"^(?:has|have)\s+an?\s+(?:(?:younger|older|little|big|best)\s+)?(\w+)\s+"
                   r"(?:who|that)\s+(.+)$", re.IGNORECASE)
 _UNITS = word_set("dollars dollar euros euro pounds years year old aged as from up by into "
                   "out about over off all any anyone anything anybody someone something "
-                  "somebody every each")
-"""Units of numbers, prepositions and quantifiers/indefinite pronouns (closed classes) that do
-not tell two predicates apart ("paid off all her loans" / "has loans")."""
+                  "somebody every each himself herself themselves myself yourself")
+"""Units of numbers, prepositions, quantifiers/indefinite pronouns and reflexive pronouns
+(closed classes) that do not tell two predicates apart ("paid off all her loans" / "has loans")."""
 _ADVERBS = re.compile(r"\b(?:currently|still|also|recently|just|really|already|finally|"
                       r"actually)\s+", re.IGNORECASE)
 
@@ -125,6 +138,8 @@ class Claim:
         terms: stemmed content words of the predicate (numbers, stop words, light verbs out).
         when: the explicit time as written (lower-cased), or ``""``.
         irrealis: the predicate is governed by a verb of intention or desire ("plans to").
+        words: the content words of the predicate as written (lower case, unstemmed), for
+            lexical relations (:mod:`.lexical`).
     """
 
     subject: str
@@ -135,6 +150,7 @@ class Claim:
     terms: frozenset[str]
     when: str = ""
     irrealis: bool = False
+    words: frozenset[str] = frozenset()
 
 
 def numbers_in(text: str) -> frozenset[str]:
@@ -181,19 +197,28 @@ def stem_term(word: str) -> str:
     return word[:-1] if word.endswith("y") and len(word) > 4 else word
 
 
-def content_words(predicate: str) -> list[str]:
-    """Stemmed content words of a predicate in order (no numbers, stop words, light verbs,
-    units, quantifiers, verbs of a change of amount or adverbs of repetition)."""
+def content_words(predicate: str, stemmed: bool = True) -> list[str]:
+    """Content words of a predicate in order (no numbers, stop words, light verbs, units,
+    quantifiers, verbs of a change of amount or adverbs of repetition), stemmed unless
+    ``stemmed`` is false."""
     text = _REPETITION.sub(" ", _COMPOUND.sub(" ", predicate.lower()))
-    words = _WORD.findall(_NUMBER.sub(" ", text))
-    return [stem_term(w) for w in words
-            if w not in _STOP and w not in _LIGHT and w not in _NUMBER_WORDS
-            and w not in _UNITS and w not in _QUANTITY_CHANGE]
+    words = [w for w in _WORD.findall(_NUMBER.sub(" ", text))
+             if w not in _STOP and w not in _LIGHT and w not in _NUMBER_WORDS
+             and w not in _UNITS and w not in _QUANTITY_CHANGE]
+    return [stem_term(w) for w in words] if stemmed else words
 
 
 def terms_of(predicate: str) -> frozenset[str]:
     """Stemmed content words of a predicate (no numbers, stop words or light verbs)."""
     return frozenset(content_words(predicate))
+
+
+def intended(claim: Claim) -> frozenset[str]:
+    """Terms of what an irrealis claim intends ("plans to retire at 60" -> ``{"retir"}``);
+    the claim's terms when it is not irrealis."""
+    if not claim.irrealis:
+        return claim.terms
+    return terms_of(_IRREALIS.sub("", claim.predicate, count=1))
 
 
 def _masked(text: str, subject_hint: str | None) -> tuple[str, str] | None:
@@ -227,6 +252,7 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     text = _DATE_TAIL.sub("", text).strip(" ,")
     text = _HABITUAL.sub("", text).strip(" ,")
     positive = not _ANYMORE.search(text)
+    ended = not positive  # "no longer", "anymore": a state that held has ended
     text = _ANYMORE.sub("", text).strip(" ,")
     split = _masked(text, subject_hint) or split_subject(text, subject_hint)
     if split is None:
@@ -239,16 +265,28 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         subject, rest = f"{subject}'s {who.group(1).lower()}", who.group(2)
     rest = _ADVERBS.sub("", rest)
     rest = _CLAUSE.sub("", rest).strip(" ,")
+    rest = _REMAINING.sub("", rest)
     neg = _NEGATION.match(rest)
     if neg:
         positive, rest = False, rest[neg.end():]
-    if _NEG_INSIDE.search(rest):
+        ended = ended or neg.group(0).lower().startswith("no longer")
+    has_no = _HAS_NO.match(rest)
+    if has_no:
+        positive, rest = False, f"{has_no.group(1)} {rest[has_no.end():]}"
+    former = _FORMER.match(rest)
+    if former and positive:
+        positive, rest, ended = False, f"is a {rest[former.end():]}", True
+    inside = _NEG_INSIDE.search(rest)
+    if inside:
+        ended = ended or inside.group(0).lower().startswith("no longer")
         positive, rest = False, _NEG_INSIDE.sub("", rest)
+    if not positive and _TOLERATE.match(rest):
+        positive, rest = True, f"dislikes {_TOLERATE.sub('', rest)}"  # "can't stand jazz"
     attitude = rest.split(" ", 1)
     if len(attitude) == 2 and attitude[0].lower() in _LIKING | _DISLIKING:
         positive = positive == (attitude[0].lower() in _LIKING)
         rest = f"likes {attitude[1]}"
-    change = ""
+    change = "end" if ended else ""
     words = rest.split()
     head = words[0].lower() if words else ""
     if head in ("has", "have", "had") and len(words) > 1:
@@ -260,7 +298,9 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         _PARTICLE.match(tail) or _TRAILING_PARTICLE.search(_CESSATION_TAIL.sub("", tail))))
     if ends:
         change, positive = "end", False
-        rest = _CESSATION_TAIL.sub("", _PARTICLE.sub("", tail)).strip()
+        obj = _PARTICLE.sub("", tail)
+        gerund = re.match(r"^\w+ing\b", obj)  # "stopped going to church": "to" is not a purpose
+        rest = (_GERUND_TAIL if gerund else _CESSATION_TAIL).sub("", obj).strip()
         rest = _TRAILING_PARTICLE.sub("", rest)
     elif head in _BEGINNING:
         change = "begin"
@@ -273,6 +313,7 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     rest = rest.strip(" ,")
     if not rest:
         return None
-    irrealis = bool(_IRREALIS.match(rest))
+    intention = _IRREALIS.match(rest)
+    irrealis = bool(intention) and not intention.group(0).lower().startswith("going")
     return Claim(subject, rest, positive, change, numbers_in(rest), terms_of(rest), when,
-                 irrealis)
+                 irrealis, frozenset(content_words(rest, stemmed=False)))

@@ -24,6 +24,13 @@ realised fact, and a value word shared beyond the head verb keeps a single-value
 undecided. Outside minimal pairs, a whole-sentence cosine of at least
 :data:`SENTENCE_DUPLICATE` finds paraphrases that reword the predicate.
 
+With a WordNet database (:mod:`.lexical`), the words where two facts differ are compared by
+sense: a denial also covers more specific words ("does not have a dog" / "got a puppy"),
+differing words of one sense make a duplicate ("author" / "writer"), and adjective or verb
+antonyms in a one-word difference a contradiction ("employed" / "unemployed"). Facts are
+compared oldest first, so a later realised fact settles an earlier intention ("plans to sell
+the flat" / "sold the flat", :func:`_fulfils`).
+
 Comparing predicates rather than whole sentences matters: the shared subject lifts the cosine
 of any two facts about one person ("Kenji owns his apartment" / "Kenji rents his apartment"
 are 0.938 as sentences, 0.848 as predicates). Duplicate groups are the connected components of
@@ -43,8 +50,9 @@ import numpy as np
 from ...models import Fact
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of, possessive
-from .claims import Claim, content_words, numbers_in, parse_claim, stem_term, terms_of
+from .claims import Claim, content_words, intended, numbers_in, parse_claim, stem_term, terms_of
 from .contrast import counts_differ, minimal_pair, same_time, swapped_comparison
+from .lexical import Lexicon
 
 DUPLICATE_THRESHOLD = 0.9
 """Cosine similarity (all-MiniLM-L6-v2) of whole fact sentences from which two facts that do
@@ -122,8 +130,84 @@ def _contains(a: frozenset[str], b: frozenset[str]) -> bool:
     return _nested(a, b) and not (a ^ b) & _PRIVATIVE
 
 
+def _covered(general: Claim, specific: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether every content word of ``general`` is matched in ``specific``: the same term,
+    or (with a lexicon) a word of the same sense or one that entails it ("puppy" covers
+    "dog", "Tokyo" covers "Japan")."""
+    if not general.terms:
+        return False
+    if general.terms <= specific.terms:
+        return True
+    if lexicon is None:
+        return False
+    return all(stem_term(w) in specific.terms or any(
+        lexicon.same(v, w) or lexicon.entails(v, w) for v in specific.words)
+        for w in general.words)
+
+
+def _lexically_same(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether the words two claims do not share match one for one by sense or entailment
+    ("bought a motorbike" / "bought a motorcycle", "is a writer" / "is an author")."""
+    if lexicon is None:
+        return False
+    verbs = {_change_verb(a), _change_verb(b)} if a.change == b.change else set()
+    only_a = [w for w in a.words if stem_term(w) not in b.terms and w not in verbs]
+    only_b = [w for w in b.words if stem_term(w) not in a.terms and w not in verbs]
+    if not only_a or not only_b or not a.terms & b.terms and len(only_a) > 1:
+        return False
+    return (all(any(lexicon.same(x, y) for y in only_b) for x in only_a)
+            and all(any(lexicon.same(x, y) for x in only_a) for y in only_b))
+
+
+OUTCOME_OVERLAP = 0.5
+"""Least share of an intention's object terms ("plans to *retire*", "hopes to get the *summer
+job*") a later realised claim must carry to settle it ("has retired", "was turned down for the
+summer job")."""
+
+
+def _fulfils(intention: Claim, outcome: Claim) -> bool:
+    """Whether ``outcome`` (newer, realised) settles ``intention`` (older, irrealis): what was
+    planned, hoped or sought has happened or failed, so the intention no longer holds."""
+    wanted = intended(intention)
+    if not wanted or outcome.when and intention.when:
+        return False
+    return len(wanted & outcome.terms) >= OUTCOME_OVERLAP * len(wanted)
+
+
+def _change_verb(claim: Claim) -> str:
+    """The verb that marks an onset ("bought a motorbike" -> "bought"), or ``""`` (a
+    cessation's predicate is already its object): two onsets compare what began, not how it
+    is worded."""
+    return claim.predicate.split(" ", 1)[0].lower() if claim.change == "begin" else ""
+
+
+def _lexically_nested(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether every word of the claim with fewer terms is matched in the other by stem,
+    sense or entailment ("writes articles about fantasy novels for a magazine" / "writes
+    articles about fantasy books" would need "novel" -> "book"), with at least two terms
+    shared and no privative modifier among the extra words."""
+    if lexicon is None:
+        return False
+    small, large = (a, b) if len(a.terms) <= len(b.terms) else (b, a)
+    if len(small.terms & large.terms) < 2 or (large.terms - small.terms) & _PRIVATIVE:
+        return False
+    return all(stem_term(w) in large.terms or any(lexicon.same(w, v) for v in large.words)
+               for w in small.words)
+
+
+def _opposite(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether two claims differ in one word each (the rest shared, if any) and those words
+    are antonyms ("is employed" / "is unemployed", "works full-time" / "works part-time")."""
+    if lexicon is None or len(a.terms - b.terms) != 1 or len(b.terms - a.terms) != 1:
+        return False
+    only_a = [w for w in a.words if stem_term(w) not in b.terms]
+    only_b = [w for w in b.words if stem_term(w) not in a.terms]
+    return any(lexicon.opposite(x, y) for x in only_a for y in only_b)
+
+
 def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
-           sim: float | None, sentence: float | None = None) -> tuple[str | None, str]:
+           sim: float | None, sentence: float | None = None,
+           lexicon: Lexicon | None = None) -> tuple[str | None, str]:
     """How two claims relate: ``("conflict" | "same" | None, why)``.
 
     Args:
@@ -131,6 +215,7 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         attr_a, attr_b: their single-valued attributes (:mod:`.attributes`), or ``None``.
         sim: cosine similarity of their predicates, or ``None`` without embeddings.
         sentence: cosine similarity of the whole fact sentences, or ``None``.
+        lexicon: WordNet relations (:mod:`.lexical`), or ``None``.
     """
     if a.subject != b.subject:
         return None, ""
@@ -150,19 +235,22 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         if den.numbers and den.numbers != aff.numbers:
             return None, ""
         shared = den.terms & aff.terms
-        if den.terms and (den.terms <= aff.terms
+        if den.terms and (_covered(den, aff, lexicon)
                           or (shared and sim is not None and sim >= NEGATION_SIMILARITY)):
             return "conflict", f"{a.subject}: '{aff.predicate}' denied"
         return None, ""
+    if a.change == b.change and _opposite(a, b, lexicon):
+        return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (antonyms)"
     names_differ = bool(_names(a)) and bool(_names(b)) and not _nested(_names(a), _names(b))
     numbers_differ = a.numbers != b.numbers
+    lexically_same = _lexically_same(a, b, lexicon)
     same_attribute = attr_a is not None and attr_a == attr_b
     if a.positive and same_attribute:
         value_a, value_b = _values(a, attr_a), _values(b, attr_b)
         agree = (not numbers_differ and not names_differ and "end" not in (a.change, b.change)
                  and a.irrealis == b.irrealis)
         if agree and (value_a == value_b or _contains(value_a, value_b)
-                      or _nested(_names(a), _names(b)) or close):
+                      or _nested(_names(a), _names(b)) or close or lexically_same):
             return "same", f"same {attr_a} of {a.subject}"
         if not numbers_differ and a.numbers:
             return None, ""  # same number, other words: not a changed value
@@ -175,8 +263,12 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         if a.terms == b.terms and a.terms:
             return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (numbers)"
         return None, ""
+    if a.irrealis and not b.irrealis and _fulfils(a, b):
+        return "conflict", f"{a.subject}: '{a.predicate}' overtaken by '{b.predicate}'"
     if numbers_differ or names_differ or a.irrealis != b.irrealis:
         return None, ""  # disagreement (or an intention against a fact): never merged
+    if lexically_same and a.change == b.change:
+        return "same", f"same claim about {a.subject} (same senses)"
     if a.terms == b.terms and (a.terms or a.numbers):
         return "same", f"same claim about {a.subject}"
     if a.numbers and close:
@@ -187,9 +279,10 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         return "same", f"same numbers about {a.subject}, sentence cosine {sentence:.3f}"
     if attr_a is not None and attr_b is not None and attr_a != attr_b:
         return None, ""  # two different single-valued attributes
-    if attr_a != attr_b and not (named or _contains(a.terms, b.terms)):
+    nested = _contains(a.terms, b.terms) or _lexically_nested(a, b, lexicon)
+    if attr_a != attr_b and not (named or nested):
         return None, ""  # a single-valued attribute and a predicate of none
-    if _contains(a.terms, b.terms) or close or named:
+    if nested or close or named:
         return "same", f"same claim about {a.subject}"
     if _paraphrase(a, b, sim, sentence):
         return "same", f"paraphrase about {a.subject}, sentence cosine {sentence:.3f}"
@@ -218,6 +311,7 @@ def reconcile_facts(
     vectors: np.ndarray | None,
     *,
     attributes: AttributeIndex | None = None,
+    lexicon: Lexicon | None = None,
     duplicate_threshold: float = DUPLICATE_THRESHOLD,
 ) -> ReconcileDecision:
     """Find duplicate groups and contradicting pairs in ``facts``.
@@ -228,6 +322,8 @@ def reconcile_facts(
             embeddings), or ``None``.
         attributes: the prototype index whose embedder also embeds the predicates; ``None``
             decides by terms alone (no attribute, no predicate similarity).
+        lexicon: WordNet relations between the words two facts do not share
+            (:mod:`.lexical`); ``None`` compares words by their stems only.
         duplicate_threshold: whole-sentence cosine for duplicates that do not read as claims.
 
     Returns:
@@ -254,10 +350,12 @@ def reconcile_facts(
     for i in range(n):
         for j in range(i + 1, n):
             a, b = claims[i], claims[j]
+            if facts[j].created_at < facts[i].created_at:
+                a, b = b, a  # older first: a newer outcome settles an older intention
             if a is not None and b is not None:
                 sim = float(pred_sims[row[i], row[j]]) if pred_sims is not None else None
                 sentence = float(sims[i, j]) if sims is not None else None
-                relation, why = relate(a, b, attr[i], attr[j], sim, sentence)
+                relation, why = relate(a, b, attr[i], attr[j], sim, sentence, lexicon)
                 if relation == "conflict":
                     conflicts.append((i, j, why))
                 elif relation == "same":

@@ -1,0 +1,134 @@
+"""Lexical relations between two words, from WordNet: synonymy, entailment, antonymy.
+
+Sentence embeddings place "owns a motorbike" near "owns a motorcycle" but also near "owns a
+bicycle"; they cannot tell that a puppy is a dog, that Tokyo is in Japan or that full-time is
+the opposite of part-time. The offline reconciler (:mod:`.reconcile`) asks this module about
+the one or two words where two facts differ:
+
+- :meth:`Lexicon.same` -- the words share a sense, or one is derived from the other
+  ("allergic" / "allergy", "writer" / "author");
+- :meth:`Lexicon.entails` -- a sense of the specific word reaches a sense of the general one
+  through hypernyms, instance hypernyms or part holonyms ("puppy" -> "dog", "brother" ->
+  "sibling", "Tokyo" -> "Japan"), so denying the general word denies the specific one;
+- :meth:`Lexicon.opposite` -- the words are WordNet antonyms, directly or through the head
+  adjective of a satellite ("full-time" / "part-time", "employed" / "unemployed").
+
+Only the :data:`SENSES` most frequent senses of each word are consulted (WordNet lists senses
+by frequency in its tagged corpus), so rare senses do not make unrelated words related
+("bar" the counter / "bar" the profession). Lexical relations as evidence in recognising
+textual entailment: Dagan, Roth, Sammons and Zanzotto, *Recognizing Textual Entailment*
+(Morgan & Claypool, 2013), ch. 4.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from .wordnet import Synset, WordNet
+
+SENSES = 2
+"""Senses per word (most frequent first) that take part in any relation."""
+
+DEPTH = 6
+"""Most hypernym / holonym steps from the specific word to the general one."""
+
+_UP = frozenset({"@", "@i", "#p"})
+"""Pointers that lead to a more general concept: hypernym, instance hypernym, part holonym."""
+
+
+class Lexicon:
+    """Word relations read from a :class:`~.wordnet.WordNet` database.
+
+    Args:
+        wordnet: the database.
+        senses: senses per word consulted (:data:`SENSES`).
+        depth: longest entailment chain (:data:`DEPTH`).
+
+    Words are given in any inflection ("puppies", "allergic"); multi-word expressions with
+    ``_``, ``-`` or spaces ("full-time").
+    """
+
+    def __init__(self, wordnet: WordNet, senses: int = SENSES, depth: int = DEPTH) -> None:
+        self.wordnet = wordnet
+        self.senses = senses
+        self.depth = depth
+        self._synsets = lru_cache(maxsize=65536)(self._find)
+        self._general = lru_cache(maxsize=65536)(self._closure)
+
+    def _find(self, word: str) -> tuple[Synset, ...]:
+        word = word.lower().replace(" ", "_")
+        out: list[Synset] = []
+        for pos in ("n", "v", "a"):
+            found = self.wordnet.senses(word, pos) or self.wordnet.senses(
+                word.replace("-", "_"), pos)
+            out.extend(found[: self.senses])
+        return tuple(out)
+
+    def _closure(self, word: str) -> frozenset[tuple[str, int]]:
+        """Keys of the synsets ``word``'s senses reach upwards within :attr:`depth` steps."""
+        seen: set[tuple[str, int]] = set()
+        frontier = [s.key for s in self._synsets(word)]
+        for _ in range(self.depth):
+            step = []
+            for key in frontier:
+                for pointer in self.wordnet.synset(*key).pointers:
+                    if pointer.symbol in _UP and pointer.target not in seen:
+                        seen.add(pointer.target)
+                        step.append(pointer.target)
+            frontier = step
+        return frozenset(seen)
+
+    def same(self, a: str, b: str) -> bool:
+        """Whether ``a`` and ``b`` share a sense or are derivationally related."""
+        if a.lower() == b.lower():
+            return True
+        keys_a = {s.key for s in self._synsets(a)}
+        keys_b = {s.key for s in self._synsets(b)}
+        if keys_a & keys_b:
+            return True
+        return _points(self._synsets(a), keys_b, "+") or _points(self._synsets(b), keys_a, "+")
+
+    def entails(self, specific: str, general: str) -> bool:
+        """Whether a sense of ``specific`` is a kind, instance or part of a sense of
+        ``general`` ("puppy" -> "dog", "Tokyo" -> "Japan")."""
+        keys = {s.key for s in self._synsets(general)}
+        return bool(keys) and bool(self._general(specific.lower()) & keys)
+
+    def opposite(self, a: str, b: str) -> bool:
+        """Whether ``a`` and ``b`` are antonymous adjectives or verbs (directly, or through the
+        head adjective of a satellite: "similar to" pointers). Noun antonyms ("brother" /
+        "sister", "day" / "night") name different things, not opposite states of one, so they
+        do not count: "has a sister" and "has two brothers" hold together."""
+        synsets_a = tuple(s for s in self._synsets(a) if s.key[0] != "n")
+        synsets_b = tuple(s for s in self._synsets(b) if s.key[0] != "n")
+        keys_b = {s.key for s in synsets_b} | _similar(self.wordnet, synsets_b)
+        if _points(synsets_a, keys_b, "!"):
+            return True
+        heads_a = [self.wordnet.synset(*k) for k in _similar(self.wordnet, synsets_a)]
+        return _points(heads_a, keys_b, "!")
+
+    def related(self, a: str, b: str) -> bool:
+        """:meth:`same`, or one entails the other."""
+        return self.same(a, b) or self.entails(a, b) or self.entails(b, a)
+
+
+def _points(synsets: Iterable[Synset], targets: set[tuple[str, int]], symbol: str) -> bool:
+    return any(p.symbol == symbol and p.target in targets for s in synsets for p in s.pointers)
+
+
+def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]]:
+    """Keys of the head adjectives the satellites among ``synsets`` are similar to."""
+    return {p.target for s in synsets for p in s.pointers if p.symbol == "&"}
+
+
+def open_lexicon(folder: str | None = None) -> Lexicon | None:
+    """A :class:`Lexicon` over :func:`~.wordnet.find_wordnet`'s database, or ``None``.
+
+    Raises:
+        ConfigError: a folder was named but holds no WordNet database.
+    """
+    from .wordnet import find_wordnet
+
+    wordnet = find_wordnet(folder)
+    return Lexicon(wordnet) if wordnet is not None else None

@@ -1,0 +1,87 @@
+"""WordNet relations in the offline reconciler: the database reader, the word relations and
+the contradictions and duplicates they let the reconciler find (real WordNet; skipped without
+one). Sentences here are not in the labelled pair sets."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_memory.errors import ConfigError
+from agent_memory.reasoners.extractive.wordnet import WordNet, find_wordnet
+
+from .conftest import relation
+
+
+def test_reader_finds_every_index_entry(lexicon) -> None:
+    wordnet = lexicon.wordnet
+    for pos, name in (("n", "noun"), ("v", "verb"), ("a", "adj"), ("r", "adv")):
+        lines = [line.split(" ", 1)[0] for line in
+                 (wordnet.folder / f"index.{name}").read_text(errors="replace").splitlines()
+                 if not line.startswith("  ")]
+        for lemma in lines[:50] + lines[len(lines) // 2: len(lines) // 2 + 50] + lines[-50:]:
+            assert wordnet.lemmas(lemma, pos) and wordnet.lemmas(lemma, pos)[0] == lemma
+    assert wordnet.lemmas("zzzznotaword", "n") == []
+
+
+def test_inflections_reach_their_base_forms(lexicon) -> None:
+    wordnet = lexicon.wordnet
+    assert "puppy" in wordnet.lemmas("puppies", "n")
+    assert "allergy" in wordnet.lemmas("allergies", "n")
+    assert "drive" in wordnet.lemmas("driving", "v")
+    first = wordnet.senses("dog", "n")[0]
+    assert "dog" in first.words and any(p.symbol == "@" for p in first.pointers)
+
+
+def test_word_relations(lexicon) -> None:
+    assert lexicon.same("writer", "author")
+    assert lexicon.same("film", "movie")
+    assert lexicon.same("allergic", "allergy")  # derivation
+    assert lexicon.entails("puppy", "dog") and not lexicon.entails("dog", "puppy")
+    assert lexicon.entails("Tokyo", "Japan")  # part holonym
+    assert lexicon.opposite("employed", "unemployed")
+    assert not lexicon.same("dog", "cat") and not lexicon.entails("dog", "cat")
+    assert not lexicon.opposite("dog", "cat")
+    assert not lexicon.opposite("brother", "sister")  # nouns: different people, not states
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Priya does not have a dog.", "Priya adopted a puppy called Biscuit."),
+    ("Omar has never been to Italy.", "Omar spent a month in Rome."),
+    ("Lena is employed.", "Lena is unemployed."),
+])
+def test_lexical_contradictions(local_embedder, attributes, lexicon, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b, lexicon=lexicon) == "contradiction"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Noor is a writer.", "Noor is an author."),
+    ("Felix watches a film every Friday.", "Felix watches a movie every Friday."),
+])
+def test_lexical_duplicates(local_embedder, attributes, lexicon, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b, lexicon=lexicon) == "duplicate"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Priya has a dog.", "Priya has a cat."),
+    ("Omar visited Tokyo.", "Omar visited Osaka."),
+    ("Noor owns a dog.", "Noor owns an animal shelter."),
+])
+def test_related_words_are_not_merged_when_they_differ(local_embedder, attributes, lexicon,
+                                                      a, b) -> None:
+    assert relation(local_embedder, attributes, a, b, lexicon=lexicon) != "duplicate"
+
+
+def test_a_missing_or_broken_folder_is_a_config_error(tmp_path) -> None:
+    with pytest.raises(ConfigError, match="not a WordNet database folder"):
+        WordNet(tmp_path / "absent")
+    (tmp_path / "index.noun").write_text("")
+    with pytest.raises(ConfigError, match="not a WordNet database folder"):
+        WordNet(tmp_path)
+    with pytest.raises(ConfigError):
+        find_wordnet(tmp_path / "absent")
+
+
+def test_none_turns_lexical_relations_off(monkeypatch) -> None:
+    assert find_wordnet("none") is None
+    monkeypatch.setenv("AGENT_MEMORY_WORDNET", "off")
+    assert find_wordnet() is None
