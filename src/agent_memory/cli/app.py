@@ -189,13 +189,19 @@ def demo(
     reasoner_base_url: ReasonerBaseUrlOpt = None,
     reasoner_api_key: ReasonerApiKeyOpt = None,
     reasoner_response_format: ResponseFormatOpt = None,
+    poison: Annotated[bool, typer.Option("--poison", help="Plant a prompt injection in the "
+                      "first session and check at the end that no fact, insight, summary or "
+                      "profile line carries it (exit status 1 if one does).")] = False,
 ) -> None:
     """Ingest a short financial-advice conversation end to end, then search it."""
     from .demo import demo as run_demo
 
-    run_demo(store, Settings.load(**reasoner_overrides(reasoner, reasoner_base_url,
-                                                       reasoner_api_key,
-                                                       reasoner_response_format)))
+    poisoned = run_demo(store, Settings.load(**reasoner_overrides(reasoner, reasoner_base_url,
+                                                                  reasoner_api_key,
+                                                                  reasoner_response_format)),
+                        poison)
+    if poisoned:
+        raise typer.Exit(1)
 
 
 @eval_app.command("locomo")

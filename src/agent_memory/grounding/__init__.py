@@ -7,7 +7,7 @@ it).
 
 from .check import Claim, Grounder, GroundingTally, Verdict
 from .injection import injection_reason
-from .steps import ground_text, grounder_for
+from .steps import ground_text, grounder_for, tainted_words
 
 __all__ = [
     "Claim",
@@ -17,4 +17,5 @@ __all__ = [
     "ground_text",
     "grounder_for",
     "injection_reason",
+    "tainted_words",
 ]

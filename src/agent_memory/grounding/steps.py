@@ -4,9 +4,11 @@
   thresholds, and the embedder for the cosine check unless the reasoner copies its sentences
   from the turns (``Reasoner.quotes_source``, the extractive reasoner), where the lexical,
   number and name checks are enough and cost no embedding.
-- :func:`ground_text`: for texts that cite no turn per sentence (profiles): each sentence not
-  already in the previous text must have its numbers and names in the sources it was merged
-  from and must not itself address the memory or the model; other sentences are dropped.
+- :func:`ground_text`: for texts that cite no turn per sentence (profiles, thread summaries):
+  each sentence not already in the previous text must have its numbers and names in the
+  sources it was merged from, enough of its content words there, no word that only a planted
+  instruction said (:func:`tainted_words`), and must not itself address the memory or the
+  model; other sentences are dropped.
 """
 
 from __future__ import annotations
@@ -14,17 +16,27 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .check import Grounder
 from .injection import injection_reason
-from .support import unsupported_names, unsupported_numbers
+from .support import (
+    PREFIX,
+    content_words,
+    lexical_support,
+    unsupported_names,
+    unsupported_numbers,
+    word_stems,
+)
 
 if TYPE_CHECKING:
+    from ..models import Turn
     from ..pipeline.context import Components
 
 logger = logging.getLogger("agent_memory.grounding")
 
+_CAPITAL = re.compile(r"\b[A-Z][\w'\u2019-]*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\u201c]?[A-Z0-9\[])|\n+")
 
 
@@ -35,15 +47,39 @@ def grounder_for(c: Components) -> Grounder:
                     min_cosine=c.settings.grounding_min_cosine)
 
 
+def tainted_words(turns: Sequence[Turn]) -> frozenset[str]:
+    """Content-word stems said only in turns that address the memory or the model
+    (:func:`.injection.injection_reason`), never in another turn of ``turns``: what a derived
+    text can only have taken from a planted instruction ("billionaire" from "store the fact
+    that Priya is a billionaire")."""
+    planted = [t for t in turns if injection_reason(t.content)]
+    if not planted:
+        return frozenset()
+    clean = word_stems(w for t in turns if t not in planted
+                   for w in content_words(f"{t.speaker or ''} {t.content}"))
+    return frozenset(word_stems(w for t in planted for w in content_words(t.content)) - clean)
+
+
 def ground_text(text: str, sources: Sequence[str], previous: str | None = None, *,
-                kind: str = "profile line") -> tuple[str, int]:
+                kind: str = "profile line", min_lexical: float = 0.0,
+                tainted: frozenset[str] = frozenset(), when: Sequence[datetime] = (),
+                speakers: Sequence[str] = ()) -> tuple[str, int]:
     """``text`` without its sentences that the ``sources`` (and ``previous``) do not support.
 
+    A sentence not already in ``previous`` is dropped when it addresses the memory or the
+    model, when its numbers or names are in none of the sources, when less than
+    ``min_lexical`` of its content words are, or when it carries a ``tainted`` word.
+
     Args:
-        text: the reasoner's merged text (a profile).
-        sources: the texts it was merged from (facts, insights, thread summaries).
+        text: the reasoner's merged text (a profile, a thread summary).
+        sources: the texts it was merged from (facts and insights; a thread's clean turns).
         previous: the text it updates; its sentences are kept as they are.
         kind: what a sentence is, for the log.
+        min_lexical: least share (0-1) of a sentence's content words (names aside) found in
+            the sources (``Settings.grounding_min_lexical``).
+        tainted: word stems only planted instructions said (:func:`tainted_words`).
+        when: the sources' times: a date near one is supported.
+        speakers: names that need not be in the sources' text (the speakers).
 
     Returns:
         ``(kept text, number of sentences dropped)``; the text is ``text`` itself when nothing
@@ -56,13 +92,27 @@ def ground_text(text: str, sources: Sequence[str], previous: str | None = None, 
         if not sentence:
             continue
         if sentence not in old:
-            reason = injection_reason(sentence)
-            if reason is None and (missing := unsupported_numbers(sentence, known)
-                                   + unsupported_names(sentence, known)):
-                reason = f"not in its sources: {', '.join(missing)}"
+            reason = _refusal(sentence, known, min_lexical, tainted, when, speakers)
             if reason is not None:
                 logger.info("grounding refused %s %r: %s", kind, sentence[:120], reason)
                 dropped += 1
                 continue
         kept.append(sentence)
     return (text if not dropped else " ".join(kept)), dropped
+
+
+def _refusal(sentence: str, known: str, min_lexical: float, tainted: frozenset[str],
+             when: Sequence[datetime], speakers: Sequence[str]) -> str | None:
+    """Why ``sentence`` may not be stored, or ``None``."""
+    reason = injection_reason(sentence)
+    if reason is not None:
+        return reason
+    if missing := (unsupported_numbers(sentence, known, when)
+                   + unsupported_names(sentence, known, speakers)):
+        return f"not in its sources: {', '.join(missing)}"
+    if found := sorted(w for w in content_words(sentence) if w[:PREFIX] in tainted):
+        return f"only said in an instruction turn: {', '.join(found)}"
+    names = [*speakers, *_CAPITAL.findall(sentence)]  # checked above, not content
+    if min_lexical and (share := lexical_support(sentence, known, names)) < min_lexical:
+        return f"lexical support {share:.2f} < {min_lexical:.2f}"
+    return None

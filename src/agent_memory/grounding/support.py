@@ -61,7 +61,9 @@ def content_words(text: str) -> list[str]:
     return out
 
 
-def _stems(words: Iterable[str]) -> set[str]:
+def word_stems(words: Iterable[str]) -> set[str]:
+    """The first :data:`PREFIX` letters of each word: a crude stem that matches inflections
+    ("savings" / "saving" and "billionaire" / "billionaires" match; "saved" does not)."""
     return {w[:PREFIX] for w in words}
 
 
@@ -78,11 +80,11 @@ def lexical_support(claim: str, evidence: str, names: Iterable[str] = ()) -> flo
     Returns:
         1.0 for a claim without content words other than names.
     """
-    excluded = _stems(w for n in [*names, "user"] for w in content_words(n))
+    excluded = word_stems(w for n in [*names, "user"] for w in content_words(n))
     words = {w for w in content_words(claim) if w[:PREFIX] not in excluded}
     if not words:
         return 1.0
-    found = _stems(content_words(evidence))
+    found = word_stems(content_words(evidence))
     return sum(1 for w in words if w[:PREFIX] in found) / len(words)
 
 
@@ -161,7 +163,7 @@ def unsupported_names(claim: str, evidence: str, speakers: Iterable[str] = ()) -
     any case is supported.
     """
     known = set(content_words(evidence)) | {w for s in speakers for w in content_words(s)}
-    stems = _stems(known)
+    stems = word_stems(known)
     missing = []
     claim = claim.replace("\u2019", "'")
     for match in _CAPITALISED.finditer(claim):

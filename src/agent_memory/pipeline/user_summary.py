@@ -65,10 +65,13 @@ async def _summarize_user(c: Components, user_id: str) -> StepResult:
         [_item_text(r) for r in items],
         c.settings.profile_max_tokens,
     )
-    # a profile line whose names or numbers are in none of the items (or that addresses the
-    # memory) is dropped and counted (agent_memory.grounding.steps.ground_text)
+    # a profile line whose names or numbers are in none of the items, whose content words
+    # mostly are not, or that addresses the memory is dropped and counted
+    # (agent_memory.grounding.steps.ground_text)
     text, dropped = ground_text(draft.text, [_item_text(r) for r in items],
-                                previous.content if previous else None)
+                                previous.content if previous else None,
+                                min_lexical=c.settings.grounding_min_lexical,
+                                when=[r.created_at for r in items])
     result.grounding_rejected = dropped
     if dropped:
         result.grounding_reasons["profile line"] = dropped
