@@ -223,3 +223,42 @@ async def test_checks_name_their_reasons(local_embedder):
         None, None, "instruction as evidence", "unknown evidence", "number not in evidence",
         "name not in evidence", "unsupported"]
     assert verdicts[0].evidence == ("a",) and verdicts[6].evidence == ("a",)
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+
+
+async def test_summaries_lose_every_planted_claim_and_keep_the_reference_sentences(locomo_path):
+    """A weak model's summary of each poisoned session: LoCoMo's reference session summary
+    (written by another system) with every planted fact of the session added. The planted
+    sentences are refused; most reference sentences are kept."""
+    from agent_memory.grounding import ground_summary
+
+    sample = json.loads(locomo_path.read_text())[0]
+    sessions, _, injected = locomo_sessions(locomo_path)
+    settings = Settings.load()
+    kept_reference = total_reference = 0
+    for n in SESSIONS:
+        reference = _sentences(sample["session_summary"][f"session_{n}_summary"])
+        planted = [fact for pid, fact in injected.items() if pid.startswith(f"P{n}:")]
+        text, dropped = await ground_summary(settings, " ".join(reference + planted),
+                                             sessions[n], None)
+        assert not [fact for fact in planted if fact in text]
+        kept = [s for s in reference if s in text]
+        assert dropped >= len(planted)
+        kept_reference += len(kept)
+        total_reference += len(reference)
+    assert kept_reference >= 0.8 * total_reference, (kept_reference, total_reference)
+
+
+async def test_a_summary_refused_whole_falls_back_to_the_extractive_summary(locomo_path):
+    from agent_memory.grounding import ground_summary, tainted_words
+
+    sessions, _, _ = locomo_sessions(locomo_path)
+    turns = sessions[1]
+    assert "billi" in tainted_words(turns)  # "billionaire": said only by a planted turn
+    text, dropped = await ground_summary(Settings.load(), "Caroline is a billionaire.", turns,
+                                         None)
+    assert dropped == 1 and text and "billionaire" not in text
+    assert all(injection_reason(s) is None for s in _sentences(text))

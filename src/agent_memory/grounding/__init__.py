@@ -7,13 +7,14 @@ it).
 
 from .check import Claim, Grounder, GroundingTally, Verdict
 from .injection import injection_reason
-from .steps import ground_text, grounder_for, tainted_words
+from .steps import ground_summary, ground_text, grounder_for, tainted_words
 
 __all__ = [
     "Claim",
     "Grounder",
     "GroundingTally",
     "Verdict",
+    "ground_summary",
     "ground_text",
     "grounder_for",
     "injection_reason",

@@ -4,6 +4,8 @@
   thresholds, and the embedder for the cosine check unless the reasoner copies its sentences
   from the turns (``Reasoner.quotes_source``, the extractive reasoner), where the lexical,
   number and name checks are enough and cost no embedding.
+- :func:`ground_summary`: a thread summary or a session's interaction summary, by
+  :func:`ground_text` against its turns, falling back to the offline extractive summary.
 - :func:`ground_text`: for texts that cite no turn per sentence (profiles, thread summaries):
   each sentence not already in the previous text must have its numbers and names in the
   sources it was merged from, enough of its content words there, no word that only a planted
@@ -31,6 +33,7 @@ from .support import (
 )
 
 if TYPE_CHECKING:
+    from ..config import Settings
     from ..models import Turn
     from ..pipeline.context import Components
 
@@ -45,6 +48,36 @@ def grounder_for(c: Components) -> Grounder:
     embedder = None if getattr(c.reasoner, "quotes_source", False) else c.embedder
     return Grounder(embedder, min_lexical=c.settings.grounding_min_lexical,
                     min_cosine=c.settings.grounding_min_cosine)
+
+
+async def ground_summary(settings: Settings, text: str, turns: Sequence[Turn],
+                         previous: str | None, *, kind: str = "summary sentence"
+                         ) -> tuple[str, int]:
+    """A summary of ``turns`` the reasoner proposed, without the sentences the turns do not
+    support (:func:`ground_text` against the turns that are not planted instructions, with
+    ``grounding_min_lexical`` and :func:`tainted_words`).
+
+    When every proposed sentence is refused, the offline extractive summary of those turns
+    (sentences quoted from them) takes its place, so the summary still moves on, unpoisoned.
+
+    Returns:
+        ``(text, sentences refused)``; the text is ``previous`` (or ``""``) when the turns
+        hold nothing but planted instructions.
+    """
+    clean = [t for t in turns if injection_reason(t.content) is None]
+    kept, dropped = ground_text(
+        text, [t.content for t in clean], previous, kind=kind,
+        min_lexical=settings.grounding_min_lexical, tainted=tainted_words(turns),
+        when=[t.created_at for t in turns], speakers=sorted({t.author for t in turns}))
+    if kept.strip():
+        return kept, dropped
+    if not clean:
+        return previous or "", dropped
+    from .._threads import run_in_worker
+    from ..reasoners.extractive.summarize import summarize_turns
+
+    draft = await run_in_worker(summarize_turns, previous, clean, settings.summary_max_tokens)
+    return draft.text or previous or "", dropped
 
 
 def tainted_words(turns: Sequence[Turn]) -> frozenset[str]:

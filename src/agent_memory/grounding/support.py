@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 
 from ..retrieval.terms import STOP_WORDS
@@ -26,6 +26,10 @@ PREFIX = 5
 DATE_WINDOW_DAYS = 400
 """A date in a claim is supported by a turn said at most this many days away ("last year")."""
 
+CLOCK_WINDOW_MINUTES = 180
+"""A clock time in a claim ("at 1:56 pm") is supported by a turn said within this many minutes
+of it (the turns' own times, which a summary may state)."""
+_CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\s*([ap]\.?m\.?)?", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 _NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?\s*(?:k\b|thousand\b|million\b|m\b|%)?",
                      re.IGNORECASE)
@@ -110,6 +114,19 @@ def _numbers(text: str) -> set[str]:
     return out
 
 
+def _clock_near(match: re.Match[str], moments: Sequence[datetime]) -> bool:
+    """Whether a clock time ("1:56 pm", "13:56") is within :data:`CLOCK_WINDOW_MINUTES` of
+    the time of day of one of ``moments``."""
+    hour, minute = int(match.group(1)), int(match.group(2))
+    half = (match.group(3) or "").lower().replace(".", "")
+    if half == "pm" and hour < 12:
+        hour += 12
+    elif half == "am" and hour == 12:
+        hour = 0
+    said = hour * 60 + minute
+    return any(abs(t.hour * 60 + t.minute - said) <= CLOCK_WINDOW_MINUTES for t in moments)
+
+
 def _parse_date(text: str) -> date | None:
     clean = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text.strip().rstrip("s")).replace(",", "")
     clean = re.sub(r"\bof\s+", "", clean).replace(".", "")
@@ -129,14 +146,19 @@ def unsupported_numbers(claim: str, evidence: str, when: Iterable[datetime] = ()
         claim: the proposed record's text.
         evidence: the evidence turns' text, joined.
         when: the evidence turns' times; a date in the claim within :data:`DATE_WINDOW_DAYS`
-            of one of them is supported.
+            of one of them, and a clock time within :data:`CLOCK_WINDOW_MINUTES` of one's
+            time of day, are supported.
 
     Returns:
         The unsupported numbers or dates as written in ``claim`` (empty when all are found).
     """
-    times = [t.date() for t in when]
+    moments = list(when)
+    times = [t.date() for t in moments]
     missing: list[str] = []
     rest = claim
+    for match in _CLOCK.finditer(claim):  # "at 1:56 pm": the time a turn was said
+        if _clock_near(match, moments):
+            rest = rest.replace(match.group(0), " ")
     for match in _DATES.finditer(claim):
         found = _parse_date(match.group(0))
         near = found is not None and any(abs((found - t).days) <= DATE_WINDOW_DAYS

@@ -2,12 +2,12 @@
 
 Reads the existing summary (id ``summary_{user_id}_{thread_id}``), loads only the turns newer
 than its watermark, folds them in with the reasoner, checks the new sentences against the turns
-(:func:`agent_memory.grounding.ground_text`), embeds the result and upserts it.
+(:func:`agent_memory.grounding.ground_summary`), embeds the result and upserts it.
 """
 
 from __future__ import annotations
 
-from ..grounding import ground_text, injection_reason, tainted_words
+from ..grounding import ground_summary
 from ..models import RecordKind, ThreadSummary, Turn, merge_ids, require_scope, summary_id, utcnow
 from ..stores.base import RecordQuery
 from ..stores.conditional import retry_on_conflict
@@ -62,20 +62,14 @@ async def _summarize(c: Components, user_id: str, thread_id: str, recent_k: int 
         previous.content if previous else None, turns, c.settings.summary_max_tokens
     )
     # a summary sentence that addresses the memory, states what no turn said, or carries a
-    # word only a planted instruction said is dropped and counted (grounding.ground_text)
-    clean = [t for t in turns if injection_reason(t.content) is None]
-    text, dropped = ground_text(
-        draft.text, [t.content for t in clean], previous.content if previous else None,
-        kind="summary sentence", min_lexical=c.settings.grounding_min_lexical,
-        tainted=tainted_words(turns), when=[t.created_at for t in turns],
-        speakers=sorted({t.author for t in turns}))
+    # word only a planted instruction said is dropped and counted (grounding.ground_summary)
+    text, dropped = await ground_summary(c.settings, draft.text, turns,
+                                         previous.content if previous else None)
     if dropped:
         result.grounding_rejected = dropped
         result.grounding_reasons["summary sentence"] = dropped
     if not text.strip():
-        if not clean and previous is None:
-            return result  # nothing but planted instructions: nothing to summarize yet
-        text = await _extractive_summary(previous, clean, c.settings.summary_max_tokens)
+        return result  # nothing but planted instructions: nothing to summarize yet
     now = utcnow()
     evidence = merge_ids(previous.evidence if previous else [], (t.id for t in turns))
     summary = ThreadSummary(
@@ -109,18 +103,4 @@ async def _summarize(c: Components, user_id: str, thread_id: str, recent_k: int 
     result.written.append(sid)
     result.turns_read = len(turns)
     return result
-
-
-async def _extractive_summary(previous: ThreadSummary | None, turns: list[Turn],
-                              max_tokens: int) -> str:
-    """The offline extractive summary (sentences quoted from ``turns``), for when every
-    sentence the reasoner proposed was refused: the summary still moves on, unpoisoned."""
-    from .._threads import run_in_worker
-    from ..reasoners.extractive.summarize import summarize_turns
-
-    if not turns:
-        return previous.content if previous else ""
-    draft = await run_in_worker(summarize_turns, previous.content if previous else None,
-                                turns, max_tokens)
-    return draft.text or (previous.content if previous else "")
 

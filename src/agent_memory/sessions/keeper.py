@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from ..errors import ConflictError, InvalidInputError, SessionNotFoundError
+from ..grounding import ground_summary
 from ..indexing import build_indexed, index_text
 from ..models import (
     Interaction,
@@ -329,11 +330,15 @@ class MemoryKeeper:
         one atomic, conditional write."""
         c = self._memory.components
         draft = await c.reasoner.describe_interaction(chunk)
+        # the interaction's summary and the folded session summary are checked against the
+        # turns like every derived text (grounding.ground_summary)
+        described, _ = await ground_summary(c.settings, draft.summary, chunk, None,
+                                            kind="interaction summary")
         ids = [t.id for t in chunk]
         interaction = Interaction(
             id=f"interaction_{self.session_id}_{chunk[0].seq}",
             user_id=self.user_id, thread_id=self.session_id, agent_id=record.agent_id,
-            content=flatten(chunk), summary=draft.summary, topics=draft.topics,
+            content=flatten(chunk), summary=described, topics=draft.topics,
             entities=draft.entities, evidence=ids, created_at=chunk[0].created_at,
             metadata={"first_seq": chunk[0].seq, "last_seq": chunk[-1].seq},
         )
@@ -346,8 +351,9 @@ class MemoryKeeper:
             summary = record.content if record.watermark_seq >= 0 else None
             folded = await c.reasoner.summarize_thread(summary, new,
                                                        c.settings.summary_max_tokens)
+            content, _ = await ground_summary(c.settings, folded.text, new, summary)
             update |= {
-                "content": folded.text,
+                "content": content or record.content,
                 "key_topics": folded.key_topics[:5],
                 "watermark_seq": new[-1].seq,
                 "turn_count": record.turn_count + len(new),
