@@ -262,3 +262,16 @@ async def test_a_summary_refused_whole_falls_back_to_the_extractive_summary(loco
                                          None)
     assert dropped == 1 and text and "billionaire" not in text
     assert all(injection_reason(s) is None for s in _sentences(text))
+
+
+def test_times_and_resolved_years_are_supported_by_the_turns_time():
+    from agent_memory.grounding.support import unsupported_numbers
+
+    said = [datetime(2023, 5, 8, 13, 56, tzinfo=UTC)]
+    assert unsupported_numbers("They talked at 1:56 pm.", "Hi!", said) == []
+    assert unsupported_numbers("They talked at 9:15 pm.", "Hi!", said) == ["9", "15"]
+    turn = "I started transitioning three years ago."
+    assert unsupported_numbers("She started transitioning in 2020.", turn, said) == []
+    assert unsupported_numbers("She started transitioning in 2016.", turn, said) == ["2016"]
+    assert unsupported_numbers("She painted it in 2022.", "I painted it last year.", said) == []
+    assert unsupported_numbers("She was arrested in 2019.", "Hi!", said) == ["2019"]

@@ -114,6 +114,29 @@ def _numbers(text: str) -> set[str]:
     return out
 
 
+_YEARS_AGO = re.compile(r"\b(?:(\d+|[a-z]+)\s+years?\s+ago|(last|previous)\s+year|"
+                        r"a\s+(?:couple\s+of\s+)?years?\s+ago)\b", re.IGNORECASE)
+
+
+def _years_back(evidence: str) -> set[int]:
+    """How many years back the evidence's relative expressions reach ("three years ago" ->
+    3, "last year" -> 1, "a couple of years ago" -> 2): a year that many years before a
+    turn's own year is supported (the reasoner resolved the expression)."""
+    back: set[int] = set()
+    for match in _YEARS_AGO.finditer(evidence):
+        count, last = match.group(1), match.group(2)
+        text = match.group(0).lower()
+        if last:
+            back.add(1)
+        elif count is None:
+            back.add(2 if "couple" in text else 1)
+        elif count.isdigit():
+            back.add(int(count))
+        elif count.lower() in _NUMBER_WORDS:
+            back.add(_NUMBER_WORDS[count.lower()])
+    return back
+
+
 def _clock_near(match: re.Match[str], moments: Sequence[datetime]) -> bool:
     """Whether a clock time ("1:56 pm", "13:56") is within :data:`CLOCK_WINDOW_MINUTES` of
     the time of day of one of ``moments``."""
@@ -146,8 +169,9 @@ def unsupported_numbers(claim: str, evidence: str, when: Iterable[datetime] = ()
         claim: the proposed record's text.
         evidence: the evidence turns' text, joined.
         when: the evidence turns' times; a date in the claim within :data:`DATE_WINDOW_DAYS`
-            of one of them, and a clock time within :data:`CLOCK_WINDOW_MINUTES` of one's
-            time of day, are supported.
+            of one of them, a year as many years before one's year as the evidence says
+            ("three years ago": 2020 for a turn of 2023), and a clock time within
+            :data:`CLOCK_WINDOW_MINUTES` of one's time of day, are supported.
 
     Returns:
         The unsupported numbers or dates as written in ``claim`` (empty when all are found).
@@ -159,10 +183,13 @@ def unsupported_numbers(claim: str, evidence: str, when: Iterable[datetime] = ()
     for match in _CLOCK.finditer(claim):  # "at 1:56 pm": the time a turn was said
         if _clock_near(match, moments):
             rest = rest.replace(match.group(0), " ")
+    back = _years_back(evidence)
     for match in _DATES.finditer(claim):
         found = _parse_date(match.group(0))
         near = found is not None and any(abs((found - t).days) <= DATE_WINDOW_DAYS
                                          for t in times)
+        if found is not None and re.fullmatch(r"(?:19|20)\d{2}", match.group(0)):
+            near = near or any(t.year - found.year in back for t in times)
         if near or match.group(0).lower() in evidence.lower():
             rest = rest.replace(match.group(0), " ")
     known = _numbers(evidence)
