@@ -275,3 +275,5 @@ def test_times_and_resolved_years_are_supported_by_the_turns_time():
     assert unsupported_numbers("She started transitioning in 2016.", turn, said) == ["2016"]
     assert unsupported_numbers("She painted it in 2022.", "I painted it last year.", said) == []
     assert unsupported_numbers("She was arrested in 2019.", "Hi!", said) == ["2019"]
+    about = "I started volunteering about a year ago."
+    assert unsupported_numbers("She started volunteering in 2022.", about, said) == []

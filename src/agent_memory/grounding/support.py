@@ -114,8 +114,8 @@ def _numbers(text: str) -> set[str]:
     return out
 
 
-_YEARS_AGO = re.compile(r"\b(?:(\d+|[a-z]+)\s+years?\s+ago|(last|previous)\s+year|"
-                        r"a\s+(?:couple\s+of\s+)?years?\s+ago)\b", re.IGNORECASE)
+_YEARS_AGO = re.compile(r"\b(?:an?\s+(?:couple\s+of\s+)?years?\s+ago|(\d+|[a-z]+)\s+years?\s+"
+                        r"ago|(last|previous)\s+year)\b", re.IGNORECASE)
 
 
 def _years_back(evidence: str) -> set[int]:
