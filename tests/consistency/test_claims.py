@@ -31,6 +31,12 @@ def test_numbers_are_normalised() -> None:
     ("Theo has saved $4,000.", "Theo has saved $9,000."),
     ("Ines drinks tea.", "Ines never drinks tea."),
     ("Ravi has three cats.", "Ravi has four cats."),
+    ("Ana is friends with Tom.", "Ana fell out with Tom."),
+    ("Ana volunteers at the shelter.", "Ana used to volunteer at the shelter."),
+    ("Ana plays for the city team.", "Ana was dropped from the city team."),
+    ("Ana lives in Paris.", "Ana lived in Paris until 2020."),
+    ("Ana rents a flat in Leeds.", "Ana bought a flat in Leeds."),
+    ("Ana fell off her bike.", "Ana rides her bike to work."),
 ])
 def test_disagreeing_facts_are_never_merged(local_embedder, attributes, a, b) -> None:
     assert relation(local_embedder, attributes, a, b) != "duplicate"
@@ -44,6 +50,11 @@ def test_disagreeing_facts_are_never_merged(local_embedder, attributes, a, b) ->
     ("Oskar lives in Bergen.", "Oskar relocated to Oslo."),
     ("Theo is 51 years old.", "Theo turned 53."),
     ("Bea goes climbing.", "Bea gave up climbing."),
+    ("Ana works for Acme.", "Ana resigned from Acme."),
+    ("Ana works at Google.", "Ana retired from Google."),
+    ("Ana is a member of the choir.", "Ana withdrew from the choir."),
+    ("Ana volunteers at the shelter.", "Ana used to volunteer at the shelter."),
+    ("Ana lives in Paris.", "Ana lived in Paris until 2020."),
 ])
 def test_contradictions_on_new_sentences(local_embedder, attributes, a, b) -> None:
     assert relation(local_embedder, attributes, a, b) == "contradiction"
@@ -96,6 +107,22 @@ def test_denials_and_endings_read_from_their_wording() -> None:
 ])
 def test_a_later_outcome_settles_an_intention(local_embedder, attributes, a, b) -> None:
     assert relation(local_embedder, attributes, a, b) == "contradiction"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Ana graduated from MIT in 2015.", "Ana works at Google."),
+    ("Ana used to live in Rome.", "Ana lives in Paris."),
+    ("Ana divorced her first husband.", "Ana is married to Tom."),
+    ("Ana lived in Paris until 2020.", "Ana lives in Rome."),
+    ("Ana fell off her bike.", "Ana rides her bike to work."),
+])
+def test_ended_states_do_not_contradict_other_states(local_embedder, attributes, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b) == "unrelated"
+
+
+def test_an_object_less_ending_is_a_state() -> None:
+    retired = parse_claim("Marta has retired.", "Marta")
+    assert retired is not None and retired.positive and retired.terms == {"retir"}
 
 
 def test_an_earlier_outcome_does_not_settle_a_later_intention(local_embedder,

@@ -39,13 +39,18 @@ from .slots import _split_subject as split_subject
 _ENDING = word_set("quit quits quitting stop stops stopped stopping cease ceased sold sell sells "
                    "selling close closes closed left leave leaves cancel cancelled canceled "
                    "ended end ends abandon abandoned lost lose loses losing finished finish "
-                   "finishes completed complete completes recovered recover recovers cleared clears")
-"""Lemmas (and irregular forms) of aspectual verbs that end a state or an activity ("quit",
-"sold", "lost", "finished", "recovered from"); the claim denies their object."""
+                   "finishes completed complete completes recovered recover recovers cleared clears "
+                   "resigned resign resigns retired retire retires withdrew withdraw withdraws "
+                   "withdrawn graduated graduate graduates divorced divorce divorces fired "
+                   "expelled dismissed")
+"""Lemmas (and irregular forms) of aspectual and terminative verbs that end a state, an
+activity or a membership ("quit", "sold", "lost", "finished", "recovered from", "resigned
+from", "graduated from", "divorced"); the claim denies their object. Without an object
+("has retired") the verb is the state itself."""
 _ENDING_WITH_PARTICLE = word_set("gave give gives giving given paid pay pays broke break breaks "
-                                 "drop dropped drops")
+                                 "drop dropped drops fell fall falls")
 """Verbs that end a state only with a particle ("gave up", "gave ... away", "paid off",
-"broke up with", "dropped out of"): "gave birth" and "pays rent" do not."""
+"broke up with", "dropped out of", "fell out with"): "gave birth" and "pays rent" do not."""
 _LIKING = word_set("like likes liked love loves loved enjoy enjoys enjoyed adore adores adored "
                    "prefer prefers preferred")
 _DISLIKING = word_set("dislike dislikes disliked hate hates hated detest detests detested "
@@ -57,8 +62,8 @@ _TOLERATE = re.compile(r"^(?:stand|bear|abide|stomach)\s+", re.IGNORECASE)
 """Verbs of tolerating: denied ("can't stand", "cannot bear"), they express disliking."""
 _BEGINNING = word_set("moved move moves relocated relocate relocates started start starts "
                       "began begin begins became become becomes switched switch took joined "
-                      "join joins adopted adopt adopts bought buy buys got gets now")
-"""Lemmas of verbs that begin a state (an onset; "got" as acquiring), and the adverb "now"."""
+                      "join joins adopted adopt adopts bought buy buys now")
+"""Lemmas of verbs that begin a state (an onset), and the adverb "now"."""
 _IRREALIS = re.compile(r"^(?:(?:is|are)\s+)?(?:plans?|planning|wants?|wanting|hopes?|hoping|"
                       r"intends?|intending|aims?|aiming|wishes|wish|dreams?|dreaming|"
                       r"considering|considers|thinking about|trying|tries|going|would like|"
@@ -82,12 +87,15 @@ _CESSATION_TAIL = re.compile(r"\s+(?:and|to|for|in order to)\s+.*$", re.IGNORECA
 _GERUND_TAIL = re.compile(r"\s+(?:and|in order to)\s+.*$", re.IGNORECASE)
 _ORIGIN = re.compile(r"^(?:from|out of)\s+.+?\s+(?=to\s)", re.IGNORECASE)
 """The source of an onset ("moved from Sony to Nintendo"): the claim is about the target."""
-_QUANTITY_CHANGE = word_set("went go goes going gone rose rise rises risen increased increase increases "
+_QUANTITY_CHANGE = word_set("rose rise rises risen increased increase increases "
                             "decreased decrease decreases fell fall falls dropped climbed grew")
-"""Verbs of a change of amount ("rent went up to 1,650"): the number carries the change, so
-they do not tell two predicates apart."""
+"""Verbs of a change of amount ("rent went up to 1,650"): in a predicate with a number, the
+number carries the change, so they do not tell two predicates apart; elsewhere ("fell off her
+bike", "goes to church") they are content words."""
 _LIGHT = word_set("be is are was were am been being have has had having do does did get gets "
-                  "got getting become became has_been")
+                  "got getting become became has_been go goes going went gone")
+"""Light verbs (be, have, do, get, become, go): they carry tense and motion, while the noun or
+gerund after them carries the claim ("goes to church", "went camping")."""
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
          "eighty": 80, "ninety": 90}
 _UNITS_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -107,6 +115,11 @@ _LEADING_DATE = re.compile(
     r"winter)\b[\w ]*?,?\s+(?=[A-Z])|^(?:every|each|last|next|this)\s+\w+,?\s+(?=[A-Z])",
     re.IGNORECASE)
 _NEG_INSIDE = re.compile(r"\b(?:no longer|never)\b\s*", re.IGNORECASE)
+_FALL = word_set("fell fall falls")
+_USED_TO = re.compile(r"^used\s+to\s+", re.IGNORECASE)
+"""The past habitual ("used to play chess"): held once, not now."""
+_PAST = frozenset({"was", "were", "had", "did", "went", "grew", "taught", "worked", "lived"})
+"""Past-tense forms that do not end in -ed, before "until" ("was a nurse until 2019")."""
 _HAS_NO = re.compile(r"^(has|have|had)\s+no\s+(?!longer\b|one\b)", re.IGNORECASE)
 """Possession denied by the determiner "no" ("has no siblings", "has no savings left")."""
 _FORMER = re.compile(r"^(?:is|was)\s+(?:an?\s+)?(?:former\s+|ex-\s*|ex\s+)", re.IGNORECASE)
@@ -199,12 +212,13 @@ def stem_term(word: str) -> str:
 
 def content_words(predicate: str, stemmed: bool = True) -> list[str]:
     """Content words of a predicate in order (no numbers, stop words, light verbs, units,
-    quantifiers, verbs of a change of amount or adverbs of repetition), stemmed unless
-    ``stemmed`` is false."""
+    quantifiers, adverbs of repetition, nor verbs of a change of amount beside a number),
+    stemmed unless ``stemmed`` is false."""
     text = _REPETITION.sub(" ", _COMPOUND.sub(" ", predicate.lower()))
+    amount = _QUANTITY_CHANGE if _NUMBER.search(text) else frozenset()
     words = [w for w in _WORD.findall(_NUMBER.sub(" ", text))
              if w not in _STOP and w not in _LIGHT and w not in _NUMBER_WORDS
-             and w not in _UNITS and w not in _QUANTITY_CHANGE]
+             and w not in _UNITS and w not in amount]
     return [stem_term(w) for w in words] if stemmed else words
 
 
@@ -286,16 +300,27 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     if len(attitude) == 2 and attitude[0].lower() in _LIKING | _DISLIKING:
         positive = positive == (attitude[0].lower() in _LIKING)
         rest = f"likes {attitude[1]}"
-    change = "end" if ended else ""
+    used = _USED_TO.match(rest)
+    if used and positive:  # "used to volunteer there": a past habit, no longer held
+        positive, ended, rest = False, True, rest[used.end():]
     words = rest.split()
     head = words[0].lower() if words else ""
-    if head in ("has", "have", "had") and len(words) > 1:
-        head = words[1].lower()  # "has quit", "has moved"
-        if head in _ENDING or head in _BEGINNING or head in _ENDING_WITH_PARTICLE:
-            rest = " ".join(words[1:])
+    if when.startswith("until") and positive and (head.endswith("ed") or head in _PAST):
+        positive, ended = False, True  # "lived in Paris until 2020": the state has ended
+    change = "end" if ended else ""
+    if head in ("has", "have", "had", "was", "were", "got") and len(words) > 1:
+        verb = words[1].lower()  # "has quit", "has moved", "was dropped from", "got fired"
+        if verb in _ENDING or verb in _BEGINNING or verb in _ENDING_WITH_PARTICLE:
+            head, rest = verb, " ".join(words[1:])
+        elif head in ("has", "have", "had"):
+            head = verb
     tail = rest.split(" ", 1)[1] if " " in rest else ""
     ends = head in _ENDING or (head in _ENDING_WITH_PARTICLE and (
         _PARTICLE.match(tail) or _TRAILING_PARTICLE.search(_CESSATION_TAIL.sub("", tail))))
+    if head in _FALL and not tail.lower().startswith("out"):
+        ends = False  # "fell off her bike" is an accident; only "fell out with" ends
+    if ends and not _PARTICLE.sub("", tail).strip():
+        ends = False  # "has retired": no object, the verb is the state
     if ends:
         change, positive = "end", False
         obj = _PARTICLE.sub("", tail)

@@ -273,7 +273,8 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         return "same", f"same claim about {a.subject}"
     if a.numbers and close:
         return "same", f"same claim about {a.subject}"  # "weighs 92 kg" / "weight is 92 kg"
-    named = bool(_names(a)) and _names(a) == _names(b) and sim is not None and sim >= SAME_VALUE
+    named = (bool(_names(a)) and _names(a) == _names(b) and sim is not None and sim >= SAME_VALUE
+             and a.change == b.change)  # "rents a flat in Leeds" / "bought a flat in Leeds"
     if (a.numbers and a.terms & b.terms and a.change == b.change and sentence is not None
             and sentence >= NUMBER_PARAPHRASE and not minimal_pair(a.terms, b.terms)):
         return "same", f"same numbers about {a.subject}, sentence cosine {sentence:.3f}"
