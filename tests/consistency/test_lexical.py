@@ -85,3 +85,14 @@ def test_none_turns_lexical_relations_off(monkeypatch) -> None:
     assert find_wordnet("none") is None
     monkeypatch.setenv("AGENT_MEMORY_WORDNET", "off")
     assert find_wordnet() is None
+
+
+def test_the_setting_reaches_the_offline_reasoner(tmp_path, lexicon) -> None:
+    from agent_memory.config import Settings
+    from agent_memory.reasoners import reasoner_from_settings
+
+    assert reasoner_from_settings(Settings.load(wordnet="none")).lexicon is None
+    named = reasoner_from_settings(Settings.load(wordnet=str(lexicon.wordnet.folder)))
+    assert named.lexicon is not None and named.lexicon.same("writer", "author")
+    with pytest.raises(ConfigError, match="not a WordNet database folder"):
+        reasoner_from_settings(Settings.load(wordnet=str(tmp_path)))
