@@ -210,6 +210,15 @@ def stem_term(word: str) -> str:
     return word[:-1] if word.endswith("y") and len(word) > 4 else word
 
 
+PRIVATIVE = frozenset(stem_term(w) for w in [
+    "former", "formerly", "ex", "previous", "previously", "erstwhile", "onetime", "late",
+    "fake", "false", "mock", "faux", "imitation", "artificial", "pretend", "wannabe",
+    "aspiring", "almost", "nearly"])
+"""Privative modifiers and approximators (a closed lexical class: "former", "fake", "would-be",
+"almost") deny what they modify: "is a former smoker" does not restate "is a smoker", though
+its terms contain the other's."""
+
+
 def content_words(predicate: str, stemmed: bool = True) -> list[str]:
     """Content words of a predicate in order (no numbers, stop words, light verbs, units,
     quantifiers, adverbs of repetition, nor verbs of a change of amount beside a number),

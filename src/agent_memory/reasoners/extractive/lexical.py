@@ -13,6 +13,11 @@ the one or two words where two facts differ:
 - :meth:`Lexicon.opposite` -- the words are WordNet antonyms, directly or through the head
   adjective of a satellite ("full-time" / "part-time", "employed" / "unemployed").
 
+On top of them, claims (:mod:`.claims`) are compared word by word where they differ:
+:func:`covers` (a denial of the general word covers the specific one), :func:`same_claim` and
+:func:`nested_claim` (duplicates by sense), :func:`opposite_claims` (a one-word antonym
+difference).
+
 Only the :data:`SENSES` most frequent senses of each word are consulted (WordNet lists senses
 by frequency in its tagged corpus), so rare senses do not make unrelated words related
 ("bar" the counter / "bar" the profession). Lexical relations as evidence in recognising
@@ -25,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+from .claims import PRIVATIVE, Claim, stem_term
 from .wordnet import Synset, WordNet
 
 SENSES = 2
@@ -120,6 +126,70 @@ def _points(synsets: Iterable[Synset], targets: set[tuple[str, int]], symbol: st
 def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]]:
     """Keys of the head adjectives the satellites among ``synsets`` are similar to."""
     return {p.target for s in synsets for p in s.pointers if p.symbol == "&"}
+
+
+# -- claims compared word by word (used by :mod:`.reconcile`) ---------------------------------
+
+
+def covers(general: Claim, specific: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether every content word of ``general`` is matched in ``specific``: the same term,
+    or (with a lexicon) a word of the same sense or one that entails it ("puppy" covers
+    "dog", "Tokyo" covers "Japan")."""
+    if not general.terms:
+        return False
+    if general.terms <= specific.terms:
+        return True
+    if lexicon is None:
+        return False
+    return all(stem_term(w) in specific.terms or any(
+        lexicon.same(v, w) or lexicon.entails(v, w) for v in specific.words)
+        for w in general.words)
+
+
+def same_claim(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether the words two claims do not share match one for one by sense (WordNet synonyms
+    or derivations: "is a writer" / "is an author", "watches a film" / "watches a movie");
+    entailment does not count, a hypernym says less ("owns a dog" / "owns an animal")."""
+    if lexicon is None:
+        return False
+    verbs = {_change_verb(a), _change_verb(b)} if a.change == b.change else set()
+    only_a = [w for w in a.words if stem_term(w) not in b.terms and w not in verbs]
+    only_b = [w for w in b.words if stem_term(w) not in a.terms and w not in verbs]
+    if not only_a or not only_b or not a.terms & b.terms and len(only_a) > 1:
+        return False
+    return (all(any(lexicon.same(x, y) for y in only_b) for x in only_a)
+            and all(any(lexicon.same(x, y) for x in only_a) for y in only_b))
+
+
+def _change_verb(claim: Claim) -> str:
+    """The verb that marks an onset ("bought a motorbike" -> "bought"), or ``""`` (a
+    cessation's predicate is already its object): two onsets compare what began, not how it
+    is worded."""
+    return claim.predicate.split(" ", 1)[0].lower() if claim.change == "begin" else ""
+
+
+def nested_claim(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether every word of the claim with fewer terms is matched in the other by stem or
+    sense ("her favourite writer is Tove Jansson" within "her favorite author is Tove Jansson,
+    whom she reads"), with at least two terms shared and no privative modifier among the
+    extra words."""
+    if lexicon is None:
+        return False
+    small, large = (a, b) if len(a.terms) <= len(b.terms) else (b, a)
+    if len(small.terms & large.terms) < 2 or (large.terms - small.terms) & PRIVATIVE:
+        return False
+    return all(stem_term(w) in large.terms or any(lexicon.same(w, v) for v in large.words)
+               for w in small.words)
+
+
+def opposite_claims(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether two claims differ in one word each (the rest shared, if any) and those words
+    are antonyms ("is employed" / "is unemployed", "works full-time" / "works part-time")."""
+    if lexicon is None or len(a.terms - b.terms) != 1 or len(b.terms - a.terms) != 1:
+        return False
+    only_a = [w for w in a.words if stem_term(w) not in b.terms]
+    only_b = [w for w in b.words if stem_term(w) not in a.terms]
+    return any(lexicon.opposite(x, y) for x in only_a for y in only_b)
 
 
 def open_lexicon(folder: str | None = None) -> Lexicon | None:

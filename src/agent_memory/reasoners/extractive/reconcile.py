@@ -50,9 +50,17 @@ import numpy as np
 from ...models import Fact
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of, possessive
-from .claims import Claim, content_words, intended, numbers_in, parse_claim, stem_term, terms_of
+from .claims import (
+    PRIVATIVE,
+    Claim,
+    content_words,
+    intended,
+    numbers_in,
+    parse_claim,
+    terms_of,
+)
 from .contrast import counts_differ, minimal_pair, same_time, swapped_comparison
-from .lexical import Lexicon
+from .lexical import Lexicon, covers, nested_claim, opposite_claims, same_claim
 
 DUPLICATE_THRESHOLD = 0.9
 """Cosine similarity (all-MiniLM-L6-v2) of whole fact sentences from which two facts that do
@@ -116,47 +124,9 @@ def _nested(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a) and bool(b) and (a <= b or b <= a)
 
 
-_PRIVATIVE = frozenset(stem_term(w) for w in [
-    "former", "formerly", "ex", "previous", "previously", "erstwhile", "onetime", "late",
-    "fake", "false", "mock", "faux", "imitation", "artificial", "pretend", "wannabe",
-    "aspiring", "almost", "nearly"])
-"""Privative modifiers and approximators (a closed lexical class: "former", "fake", "would-be",
-"almost") deny what they modify: "is a former smoker" does not restate "is a smoker", though
-its terms contain the other's."""
-
-
 def _contains(a: frozenset[str], b: frozenset[str]) -> bool:
     """One term set within the other, the extra terms holding no privative modifier."""
-    return _nested(a, b) and not (a ^ b) & _PRIVATIVE
-
-
-def _covered(general: Claim, specific: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether every content word of ``general`` is matched in ``specific``: the same term,
-    or (with a lexicon) a word of the same sense or one that entails it ("puppy" covers
-    "dog", "Tokyo" covers "Japan")."""
-    if not general.terms:
-        return False
-    if general.terms <= specific.terms:
-        return True
-    if lexicon is None:
-        return False
-    return all(stem_term(w) in specific.terms or any(
-        lexicon.same(v, w) or lexicon.entails(v, w) for v in specific.words)
-        for w in general.words)
-
-
-def _lexically_same(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether the words two claims do not share match one for one by sense or entailment
-    ("bought a motorbike" / "bought a motorcycle", "is a writer" / "is an author")."""
-    if lexicon is None:
-        return False
-    verbs = {_change_verb(a), _change_verb(b)} if a.change == b.change else set()
-    only_a = [w for w in a.words if stem_term(w) not in b.terms and w not in verbs]
-    only_b = [w for w in b.words if stem_term(w) not in a.terms and w not in verbs]
-    if not only_a or not only_b or not a.terms & b.terms and len(only_a) > 1:
-        return False
-    return (all(any(lexicon.same(x, y) for y in only_b) for x in only_a)
-            and all(any(lexicon.same(x, y) for x in only_a) for y in only_b))
+    return _nested(a, b) and not (a ^ b) & PRIVATIVE
 
 
 OUTCOME_OVERLAP = 0.5
@@ -172,37 +142,6 @@ def _fulfils(intention: Claim, outcome: Claim) -> bool:
     if not wanted or outcome.when and intention.when:
         return False
     return len(wanted & outcome.terms) >= OUTCOME_OVERLAP * len(wanted)
-
-
-def _change_verb(claim: Claim) -> str:
-    """The verb that marks an onset ("bought a motorbike" -> "bought"), or ``""`` (a
-    cessation's predicate is already its object): two onsets compare what began, not how it
-    is worded."""
-    return claim.predicate.split(" ", 1)[0].lower() if claim.change == "begin" else ""
-
-
-def _lexically_nested(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether every word of the claim with fewer terms is matched in the other by stem,
-    sense or entailment ("writes articles about fantasy novels for a magazine" / "writes
-    articles about fantasy books" would need "novel" -> "book"), with at least two terms
-    shared and no privative modifier among the extra words."""
-    if lexicon is None:
-        return False
-    small, large = (a, b) if len(a.terms) <= len(b.terms) else (b, a)
-    if len(small.terms & large.terms) < 2 or (large.terms - small.terms) & _PRIVATIVE:
-        return False
-    return all(stem_term(w) in large.terms or any(lexicon.same(w, v) for v in large.words)
-               for w in small.words)
-
-
-def _opposite(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether two claims differ in one word each (the rest shared, if any) and those words
-    are antonyms ("is employed" / "is unemployed", "works full-time" / "works part-time")."""
-    if lexicon is None or len(a.terms - b.terms) != 1 or len(b.terms - a.terms) != 1:
-        return False
-    only_a = [w for w in a.words if stem_term(w) not in b.terms]
-    only_b = [w for w in b.words if stem_term(w) not in a.terms]
-    return any(lexicon.opposite(x, y) for x in only_a for y in only_b)
 
 
 def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
@@ -235,15 +174,15 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         if den.numbers and den.numbers != aff.numbers:
             return None, ""
         shared = den.terms & aff.terms
-        if den.terms and (_covered(den, aff, lexicon)
+        if den.terms and (covers(den, aff, lexicon)
                           or (shared and sim is not None and sim >= NEGATION_SIMILARITY)):
             return "conflict", f"{a.subject}: '{aff.predicate}' denied"
         return None, ""
-    if a.change == b.change and _opposite(a, b, lexicon):
+    if a.change == b.change and opposite_claims(a, b, lexicon):
         return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (antonyms)"
     names_differ = bool(_names(a)) and bool(_names(b)) and not _nested(_names(a), _names(b))
     numbers_differ = a.numbers != b.numbers
-    lexically_same = _lexically_same(a, b, lexicon)
+    lexically_same = same_claim(a, b, lexicon)
     same_attribute = attr_a is not None and attr_a == attr_b
     if a.positive and same_attribute:
         value_a, value_b = _values(a, attr_a), _values(b, attr_b)
@@ -280,7 +219,7 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         return "same", f"same numbers about {a.subject}, sentence cosine {sentence:.3f}"
     if attr_a is not None and attr_b is not None and attr_a != attr_b:
         return None, ""  # two different single-valued attributes
-    nested = _contains(a.terms, b.terms) or _lexically_nested(a, b, lexicon)
+    nested = _contains(a.terms, b.terms) or nested_claim(a, b, lexicon)
     if attr_a != attr_b and not (named or nested):
         return None, ""  # a single-valued attribute and a predicate of none
     if nested or close or named:
