@@ -37,6 +37,15 @@ def test_numbers_are_normalised() -> None:
     ("Ana lives in Paris.", "Ana lived in Paris until 2020."),
     ("Ana rents a flat in Leeds.", "Ana bought a flat in Leeds."),
     ("Ana fell off her bike.", "Ana rides her bike to work."),
+    ("Priya is a retired nurse.", "Priya is a nurse."),
+    ("Priya is a smoker.", "Priya is a non-smoker."),
+    ("Tom is Priya's husband.", "Tom is Priya's ex-husband."),
+    ("Priya is married to Tom.", "Priya was married to Tom."),
+    ("Priya is an aspiring writer.", "Priya is a writer."),
+    ("Ana's rent went up.", "Ana's rent went down."),
+    ("Ana has a cat.", "Ana had a cat."),
+    ("Lena runs twice a week.", "Lena runs every day."),
+    ("Lena goes to the gym in the morning.", "Lena goes to the gym in the evening."),
 ])
 def test_disagreeing_facts_are_never_merged(local_embedder, attributes, a, b) -> None:
     assert relation(local_embedder, attributes, a, b) != "duplicate"

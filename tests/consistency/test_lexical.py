@@ -62,6 +62,14 @@ def test_lexical_duplicates(local_embedder, attributes, lexicon, a, b) -> None:
 
 
 @pytest.mark.parametrize(("a", "b"), [
+    ("Priya works as a nurse.", "Priya works as a nanny."),  # nanny is nurse's 2nd sense
+    ("Ana works as a tutor.", "Ana works as a coach."),
+    ("Ana works as a chemist.", "Ana works as a pharmacist."),
+    ("Ana is an architect.", "Ana is a designer."),
+    ("Ana owns a bicycle.", "Ana owns a motorcycle."),  # "+" links words, not synsets
+    ("Maria lends money to her brother.", "Maria borrows money from her brother."),
+    ("Ana is older than her sister.", "Ana is younger than her sister."),
+    ("Ana is left-handed.", "Ana is right-handed."),
     ("Priya has a dog.", "Priya has a cat."),
     ("Omar visited Tokyo.", "Omar visited Osaka."),
     ("Noor owns a dog.", "Noor owns an animal shelter."),

@@ -116,6 +116,23 @@ _LEADING_DATE = re.compile(
     re.IGNORECASE)
 _NEG_INSIDE = re.compile(r"\b(?:no longer|never)\b\s*", re.IGNORECASE)
 _FALL = word_set("fell fall falls")
+_TIME_OF_DAY = re.compile(r"\s*\b(?:in the (?:morning|afternoon|evening)|at (?:night|noon|"
+                          r"midnight|dawn|dusk|lunchtime))\b", re.IGNORECASE)
+"""A time of day ("in the morning", "at night"): like a date or a frequency, it tells when,
+not what."""
+_PAST_STATE = re.compile(r"^(?:(?:was|were)\s+(?:(?:married|engaged|employed|unemployed|"
+                         r"divorced|separated|widowed|based|located|involved|interested)\b|"
+                         r"(?!\w+(?:ed|en|wn|ught)\b|born\b|made\b|told\b|sent\b|hit\b|"
+                         r"left\b)\w+)|had\s+(?:an?|the|his|her|their|no|\d+|two|three|four|"
+                         r"five|several|many|some)\b)", re.IGNORECASE)
+"""A past-tense copula or possession heading a state that may have ended ("was married to",
+"was a nurse", "had a cat"); passives ("was promoted", "was diagnosed", "was born") are
+events, not such states, except the participles that name a state (married, employed, ...)."""
+
+
+def _past_state(predicate: str) -> bool:
+    """Whether ``predicate`` is a state in the past tense (:data:`_PAST_STATE`)."""
+    return bool(_PAST_STATE.match(predicate))
 _USED_TO = re.compile(r"^used\s+to\s+", re.IGNORECASE)
 """The past habitual ("used to play chess"): held once, not now."""
 _PAST = frozenset({"was", "were", "had", "did", "went", "grew", "taught", "worked", "lived"})
@@ -149,10 +166,13 @@ class Claim:
         change: ``"end"``, ``"begin"`` or ``""``.
         numbers: the numbers, normalised to digit strings.
         terms: stemmed content words of the predicate (numbers, stop words, light verbs out).
-        when: the explicit time as written (lower-cased), or ``""``.
+        when: the explicit time as written (lower-cased): a date, a frequency ("twice a
+            week"), a time of day; ``""`` when none.
         irrealis: the predicate is governed by a verb of intention or desire ("plans to").
         words: the content words of the predicate as written (lower case, unstemmed), for
             lexical relations (:mod:`.lexical`).
+        past: the predicate is a state in the past tense ("was married to Tom", "had a
+            cat"): it may no longer hold, so it never restates the present one.
     """
 
     subject: str
@@ -164,6 +184,7 @@ class Claim:
     when: str = ""
     irrealis: bool = False
     words: frozenset[str] = frozenset()
+    past: bool = False
 
 
 def numbers_in(text: str) -> frozenset[str]:
@@ -211,12 +232,13 @@ def stem_term(word: str) -> str:
 
 
 PRIVATIVE = frozenset(stem_term(w) for w in [
-    "former", "formerly", "ex", "previous", "previously", "erstwhile", "onetime", "late",
-    "fake", "false", "mock", "faux", "imitation", "artificial", "pretend", "wannabe",
-    "aspiring", "almost", "nearly"])
-"""Privative modifiers and approximators (a closed lexical class: "former", "fake", "would-be",
-"almost") deny what they modify: "is a former smoker" does not restate "is a smoker", though
-its terms contain the other's."""
+    "former", "formerly", "ex", "non", "retired", "previous", "previously", "erstwhile",
+    "onetime", "late", "fake", "false", "mock", "faux", "imitation", "artificial", "pretend",
+    "wannabe", "aspiring", "almost", "nearly"])
+"""Privative modifiers and approximators (a closed lexical class: "former", "ex-", "non-",
+"retired", "fake", "wannabe", "aspiring", "almost") deny what they modify: "is a former
+smoker" does not restate "is a smoker", though its terms contain the other's; two facts whose
+terms differ by one of them are never duplicates."""
 
 
 def content_words(predicate: str, stemmed: bool = True) -> list[str]:
@@ -273,7 +295,10 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     found = _DATE_TAIL.search(text)
     when = " ".join(found.group(0).lower().split()) if found else ""
     text = _DATE_TAIL.sub("", text).strip(" ,")
-    text = _HABITUAL.sub("", text).strip(" ,")
+    for found in (*_HABITUAL.finditer(text), *_TIME_OF_DAY.finditer(text)):
+        # how often and at what time of day: two facts at other times may both hold
+        when = " ".join(filter(None, [when, " ".join(found.group(0).lower().split())]))
+    text = _TIME_OF_DAY.sub("", _HABITUAL.sub("", text)).strip(" ,")
     positive = not _ANYMORE.search(text)
     ended = not positive  # "no longer", "anymore": a state that held has ended
     text = _ANYMORE.sub("", text).strip(" ,")
@@ -349,5 +374,6 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         return None
     intention = _IRREALIS.match(rest)
     irrealis = bool(intention) and not intention.group(0).lower().startswith("going")
+    past = _past_state(rest) and not ended
     return Claim(subject, rest, positive, change, numbers_in(rest), terms_of(rest), when,
-                 irrealis, frozenset(content_words(rest, stemmed=False)))
+                 irrealis, frozenset(content_words(rest, stemmed=False)), past)

@@ -12,6 +12,8 @@ predicates before it trusts their cosine:
   ("over", "than", "rather than", "instead of", "to"): the arguments changed roles;
 - **different counts of one thing**: the same head verb and the same counted noun with another
   number ("has two pets" / "has three pets");
+- **opposite directions of one change**: the same words around "up" / "down" ("rent went up" /
+  "rent went down", "increased" / "decreased");
 - **the same time** written two ways ("on 3 March" / "on March 3").
 
 Contrast sets and minimal pairs as probes of what a model distinguishes: Gardner et al.,
@@ -62,6 +64,23 @@ def counts_differ(a: str, b: str) -> bool:
         return False
     counts_a, counts_b = _counts(a), _counts(b)
     return any(noun in counts_b and counts_a[noun] != counts_b[noun] for noun in counts_a)
+
+
+_UP = frozenset({"up", "rose", "risen", "rises", "increased", "increases", "higher", "more"})
+_DOWN = frozenset({"down", "fell", "fallen", "falls", "decreased", "decreases", "lower",
+                   "less"})
+"""Words of the direction of a change (a closed class)."""
+
+
+def opposite_direction(a: str, b: str) -> bool:
+    """Whether two predicates state one change in opposite directions: one has a word of
+    :data:`_UP` and the other of :data:`_DOWN`, and their content words are otherwise the
+    same ("rent went up" / "rent went down")."""
+    words_a, words_b = set(_TIME_WORD.findall(a.lower())), set(_TIME_WORD.findall(b.lower()))
+    if not ((words_a & _UP and words_b & _DOWN) or (words_a & _DOWN and words_b & _UP)):
+        return False
+    direction = _UP | _DOWN
+    return set(content_words(a)) - direction == set(content_words(b)) - direction
 
 
 def same_time(a: str, b: str) -> bool:

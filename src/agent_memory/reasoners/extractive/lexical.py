@@ -85,15 +85,48 @@ class Lexicon:
             frontier = step
         return frozenset(seen)
 
+    def _forms(self, word: str) -> frozenset[str]:
+        """The base forms of ``word`` in the index, over nouns, verbs and adjectives."""
+        word = word.lower().replace(" ", "_")
+        return frozenset(f for pos in ("n", "v", "a") for f in self.wordnet.lemmas(word, pos))
+
+    def _firsts(self, word: str) -> set[tuple[str, int]]:
+        """Keys of ``word``'s most frequent sense per part of speech."""
+        word = word.lower().replace(" ", "_")
+        return {found[0].key for pos in ("n", "v", "a")
+                if (found := self.wordnet.senses(word, pos))}
+
+    def _word_pointer(self, synsets: Iterable[Synset], forms: frozenset[str], symbol: str,
+                      targets: frozenset[str]) -> bool:
+        """Whether a ``symbol`` pointer leads from one of ``forms`` in ``synsets`` to one of
+        ``targets``. Derivation and antonymy are pointers between words, not synsets
+        (wndb(5WN)): the synset {bicycle, bike, cycle} derives "bike", not "motorcycle"."""
+        for synset in synsets:
+            for pointer in synset.pointers:
+                if pointer.symbol != symbol:
+                    continue
+                if pointer.source_word and synset.words[pointer.source_word - 1] not in forms:
+                    continue
+                target = self.wordnet.synset(*pointer.target)
+                words = ([target.words[pointer.target_word - 1]] if pointer.target_word
+                         else target.words)
+                if targets & set(words):
+                    return True
+        return False
+
     def same(self, a: str, b: str) -> bool:
-        """Whether ``a`` and ``b`` share a sense or are derivationally related."""
+        """Whether the most frequent sense of ``a`` is that of ``b`` ("writer" / "author";
+        not "nurse" / "nanny", whose shared sense is the second of "nurse"), or one is derived
+        from the other ("allergic" / "allergy")."""
         if a.lower() == b.lower():
             return True
         keys_a = {s.key for s in self._synsets(a)}
         keys_b = {s.key for s in self._synsets(b)}
-        if keys_a & keys_b:
+        if keys_a & keys_b & self._firsts(a) & self._firsts(b):
             return True
-        return _points(self._synsets(a), keys_b, "+") or _points(self._synsets(b), keys_a, "+")
+        forms_a, forms_b = self._forms(a), self._forms(b)
+        return (self._word_pointer(self._synsets(a), forms_a, "+", forms_b)
+                or self._word_pointer(self._synsets(b), forms_b, "+", forms_a))
 
     def entails(self, specific: str, general: str) -> bool:
         """Whether a sense of ``specific`` is a kind, instance or part of a sense of
@@ -102,25 +135,22 @@ class Lexicon:
         return bool(keys) and bool(self._general(specific.lower()) & keys)
 
     def opposite(self, a: str, b: str) -> bool:
-        """Whether ``a`` and ``b`` are antonymous adjectives or verbs (directly, or through the
-        head adjective of a satellite: "similar to" pointers). Noun antonyms ("brother" /
-        "sister", "day" / "night") name different things, not opposite states of one, so they
-        do not count: "has a sister" and "has two brothers" hold together."""
+        """Whether ``a`` and ``b`` are antonymous adjectives or verbs: a word-to-word antonym
+        pointer, or one between the head adjectives the two words' satellites are similar to
+        ("full-time" / "part-time"). Noun antonyms ("brother" / "sister", "day" / "night")
+        name different things, not opposite states of one, so they do not count: "has a
+        sister" and "has two brothers" hold together."""
         synsets_a = tuple(s for s in self._synsets(a) if s.key[0] != "n")
         synsets_b = tuple(s for s in self._synsets(b) if s.key[0] != "n")
-        keys_b = {s.key for s in synsets_b} | _similar(self.wordnet, synsets_b)
-        if _points(synsets_a, keys_b, "!"):
+        if self._word_pointer(synsets_a, self._forms(a), "!", self._forms(b)):
             return True
         heads_a = [self.wordnet.synset(*k) for k in _similar(self.wordnet, synsets_a)]
-        return _points(heads_a, keys_b, "!")
+        heads_b = {s.key for s in synsets_b} | _similar(self.wordnet, synsets_b)
+        return any(p.symbol == "!" and p.target in heads_b for h in heads_a for p in h.pointers)
 
     def related(self, a: str, b: str) -> bool:
         """:meth:`same`, or one entails the other."""
         return self.same(a, b) or self.entails(a, b) or self.entails(b, a)
-
-
-def _points(synsets: Iterable[Synset], targets: set[tuple[str, int]], symbol: str) -> bool:
-    return any(p.symbol == symbol and p.target in targets for s in synsets for p in s.pointers)
 
 
 def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]]:

@@ -59,7 +59,13 @@ from .claims import (
     parse_claim,
     terms_of,
 )
-from .contrast import counts_differ, minimal_pair, same_time, swapped_comparison
+from .contrast import (
+    counts_differ,
+    minimal_pair,
+    opposite_direction,
+    same_time,
+    swapped_comparison,
+)
 from .lexical import Lexicon, covers, nested_claim, opposite_claims, same_claim
 
 DUPLICATE_THRESHOLD = 0.9
@@ -180,6 +186,10 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         return None, ""
     if a.change == b.change and opposite_claims(a, b, lexicon):
         return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (antonyms)"
+    if opposite_direction(a.predicate, b.predicate):
+        return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (direction)"
+    if (a.terms ^ b.terms) & PRIVATIVE or a.past != b.past:
+        return None, ""  # "a former smoker" / "a smoker", "was married" / "is married"
     names_differ = bool(_names(a)) and bool(_names(b)) and not _nested(_names(a), _names(b))
     numbers_differ = a.numbers != b.numbers
     lexically_same = same_claim(a, b, lexicon)
@@ -189,7 +199,7 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         agree = (not numbers_differ and not names_differ and "end" not in (a.change, b.change)
                  and a.irrealis == b.irrealis)
         if agree and (value_a == value_b or _contains(value_a, value_b)
-                      or _nested(_names(a), _names(b)) or close or lexically_same):
+                      or _nested(_names(a), _names(b)) or close):
             return "same", f"same {attr_a} of {a.subject}"
         if not numbers_differ and a.numbers:
             return None, ""  # same number, other words: not a changed value
