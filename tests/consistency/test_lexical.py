@@ -104,3 +104,25 @@ def test_the_setting_reaches_the_offline_reasoner(tmp_path, lexicon) -> None:
     assert named.lexicon is not None and named.lexicon.same("writer", "author")
     with pytest.raises(ConfigError, match="not a WordNet database folder"):
         reasoner_from_settings(Settings.load(wordnet=str(tmp_path)))
+
+
+def test_a_broken_folder_found_by_looking_is_skipped(tmp_path, monkeypatch, lexicon) -> None:
+    import agent_memory.reasoners.extractive.wordnet as wordnet_module
+
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "index.noun").write_text("")  # the rest of the database is missing
+    monkeypatch.delenv("AGENT_MEMORY_WORDNET", raising=False)
+    monkeypatch.setattr(wordnet_module, "CANDIDATE_FOLDERS",
+                        (str(broken), str(lexicon.wordnet.folder)))
+    found = wordnet_module.find_wordnet()
+    assert found is not None and found.folder == lexicon.wordnet.folder
+    with pytest.raises(ConfigError, match="AGENT_MEMORY_WORDNET"):
+        wordnet_module.find_wordnet(broken)
+
+
+def test_an_index_of_licence_lines_only_reads_as_empty(tmp_path) -> None:
+    for kind in ("index", "data"):
+        for name in ("noun", "verb", "adj", "adv"):
+            (tmp_path / f"{kind}.{name}").write_bytes(b"  licence text, no newline at the end")
+    assert WordNet(tmp_path).lemmas("dog", "n") == []

