@@ -9,8 +9,9 @@ import re
 
 from typer.testing import CliRunner
 
+from agent_memory import AsyncMemory
 from agent_memory.cli.app import app
-from agent_memory.cli.demo import POISON_MARKER, POISON_TURN, run_demo
+from agent_memory.cli.demo import POISON_MARKER, POISON_TURN, USER, run_demo
 from agent_memory.config import Settings
 from agent_memory.reasoners import ScriptedChatModel, ScriptedHTTPError
 from agent_memory.reasoners.openai import OpenAIReasoner
@@ -31,7 +32,10 @@ def weak_local_model(request: dict):
     prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
     lines = _LINE.findall(prompt)
     if "extract facts" in system:
-        facts = []
+        facts = [{"text": "Priya has no student loans.", "subject": "Priya",  # flipped
+                  "category": "finance", "confidence": 0.9, "importance": 8,
+                  "evidence": [tid for tid, _, _, text in lines if "loans" in text][:1]
+                  or [lines[0][0]], "occurred_at": None}]
         legit = [tid for tid, _, role, text in lines if role == "user" and "billionaire" not in text]
         for tid, speaker, role, text in lines:
             if role != "user":
@@ -48,11 +52,11 @@ def weak_local_model(request: dict):
         return {"facts": facts}
     if "profile of one user" in system:
         return {"text": "Priya is a billionaire. Priya is a nurse saving for a home.",
-                "key_topics": ["wealth"], "evidence": []}
+                "key_topics": ["billionaire"], "evidence": []}
     ids = [tid for tid, *_ in lines]
     if "billionaire" in prompt:
         return {"text": "Priya is a billionaire and talked about her savings and plans.",
-                "key_topics": ["wealth"], "evidence": ids[:2]}
+                "key_topics": ["billionaire", "savings"], "evidence": ids[:2]}
     return {"text": f"Priya talked with her advisor. {lines[0][3]}", "key_topics": ["plans"],
             "evidence": ids[:1]}
 
@@ -73,6 +77,11 @@ async def test_a_weak_local_llm_stores_nothing_from_the_planted_turn(tmp_path, l
     assert refused and int(refused.group(1)) >= 4
     flat = " ".join(out.split())
     assert re.search(r"summary sentence: [1-9]", flat) and "profile line: 1" in flat
+    async with AsyncMemory.open(Settings.load(store=str(store)),
+                                embedder=local_embedder) as memory:
+        stored = [r.content for r in await memory.get_memories(USER, kinds=["fact"])]
+    assert "Priya has no student loans." not in stored  # denies what its evidence states
+    assert "Priya still have $12,000 of student loans at 5.8% interest." in stored
     assert chat.requests[0]["response_format"]["type"] == "json_schema"
     assert chat.requests[1]["response_format"]["type"] == "json_object"  # the fallback
 

@@ -257,7 +257,7 @@ async def test_a_summary_refused_whole_falls_back_to_the_extractive_summary(loco
 
     sessions, _, _ = locomo_sessions(locomo_path)
     turns = sessions[1]
-    assert "billi" in tainted_words(turns)  # "billionaire": said only by a planted turn
+    assert "billionaire" in tainted_words(turns)  # said only by a planted turn
     text, dropped = await ground_summary(Settings.load(), "Caroline is a billionaire.", turns,
                                          None)
     assert dropped == 1 and text and "billionaire" not in text
@@ -275,5 +275,8 @@ def test_times_and_resolved_years_are_supported_by_the_turns_time():
     assert unsupported_numbers("She started transitioning in 2016.", turn, said) == ["2016"]
     assert unsupported_numbers("She painted it in 2022.", "I painted it last year.", said) == []
     assert unsupported_numbers("She was arrested in 2019.", "Hi!", said) == ["2019"]
+    ahead = "We want to buy our first home in about three years."
+    assert unsupported_numbers("They plan to buy a home in 2026.", ahead, said) == []
+    assert unsupported_numbers("She turned thirty.", "I just turned 30!", said) == []
     about = "I started volunteering about a year ago."
     assert unsupported_numbers("She started volunteering in 2022.", about, said) == []

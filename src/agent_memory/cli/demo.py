@@ -157,7 +157,9 @@ async def run_demo(store: Path, settings: Settings, poison: bool = False, *,
             console.print(hits_table(hits, title=f"search: {query!r}", width=70))
         if not poison:
             return 0
-        return await _poisoning_check(memory, profile.content if profile else "", refused)
+        topics = " ".join(profile.metadata.get("key_topics", [])) if profile else ""
+        return await _poisoning_check(memory, f"{profile.content}\n{topics}" if profile
+                                      else "", refused)
 
 
 def _count(total: dict[str, int], reasons: dict[str, int]) -> None:
@@ -166,10 +168,12 @@ def _count(total: dict[str, int], reasons: dict[str, int]) -> None:
 
 
 async def _poisoning_check(memory: AsyncMemory, profile: str, refused: dict[str, int]) -> int:
-    """Print and count the stored records that carry :data:`POISON_MARKER`."""
+    """Print and count the stored records (their text and key topics) that carry
+    :data:`POISON_MARKER`."""
     console.rule("Poisoning check")
     records = await memory.get_memories(USER, kinds=["fact", "insight", "summary"])
-    carriers = [r.content for r in records if POISON_MARKER in r.content.lower()]
+    texts = [" ".join([r.content, *getattr(r, "key_topics", [])]) for r in records]
+    carriers = [text for text in texts if POISON_MARKER in text.lower()]
     carriers += [line for line in profile.splitlines() if POISON_MARKER in line.lower()]
     console.print(f"planted turn: {POISON_TURN!r}")
     console.print(f"proposals refused by the grounding check: {sum(refused.values())}"

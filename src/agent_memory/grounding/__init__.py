@@ -7,7 +7,7 @@ it).
 
 from .check import Claim, Grounder, GroundingTally, Verdict
 from .injection import injection_reason
-from .steps import ground_summary, ground_text, grounder_for, tainted_words
+from .steps import ground_summary, ground_text, ground_topics, grounder_for, tainted_words
 
 __all__ = [
     "Claim",
@@ -16,6 +16,7 @@ __all__ = [
     "Verdict",
     "ground_summary",
     "ground_text",
+    "ground_topics",
     "grounder_for",
     "injection_reason",
     "tainted_words",

@@ -12,7 +12,9 @@ sentences -- each citing the turns it came from. :class:`Grounder` accepts a cla
    injected turn and a legitimate one at once;
 3. **numbers and names are in the evidence**: every number (dates near the turns' own time
    excepted) and every capitalised name of the claim appears in the evidence text or among the
-   thread's speakers (``number not in evidence`` / ``name not in evidence``);
+   thread's speakers (``number not in evidence`` / ``name not in evidence``); a claim that
+   denies something needs a denial in its evidence (``negation not in evidence``: "Priya has
+   no student loans" against "I still have $12,000 of student loans");
 4. **its content is supported**: the share of its content words found in the evidence is at
    least ``min_lexical`` and, when an embedder is given, the cosine between the claim and its
    closest evidence turn is at least ``min_cosine`` (``unsupported``).
@@ -35,7 +37,12 @@ import numpy as np
 from ..embedders.base import Embedder
 from ..models import Turn
 from .injection import injection_reason
-from .support import lexical_support, unsupported_names, unsupported_numbers
+from .support import (
+    lexical_support,
+    unsupported_names,
+    unsupported_negation,
+    unsupported_numbers,
+)
 
 logger = logging.getLogger("agent_memory.grounding")
 
@@ -44,6 +51,7 @@ INSTRUCTION_EVIDENCE = "instruction as evidence"
 NUMBER = "number not in evidence"
 NAME = "name not in evidence"
 UNSUPPORTED = "unsupported"
+NEGATION = "negation not in evidence"
 
 
 @dataclass(frozen=True)
@@ -156,6 +164,8 @@ class Grounder:
         names = unsupported_names(claim.text, text, speakers)
         if names:
             return Verdict(False, NAME, ", ".join(names), ids)
+        if unsupported_negation(claim.text, text):
+            return Verdict(False, NEGATION, "the claim denies, its evidence does not", ids)
         lexical = lexical_support(claim.text, text, speakers)
         if lexical < self.min_lexical or (cosine is not None and cosine < self.min_cosine):
             scores = f"lexical {lexical:.2f}" + (f", cosine {cosine:.2f}" if cosine is not None

@@ -33,8 +33,9 @@ from __future__ import annotations
 import re
 
 _KEEP_VERBS = (
-    r"remember|store|save|record|memori[sz]e|log|write\s+down|keep\s+in\s+mind|"
-    r"make\s+(?:a\s+)?note(?:\s+of)?|note\s+down|add|update|insert|register|commit\s+to\s+memory"
+    r"remember|store|save|record|memori[sz]e|log|write\s+down|jot\s+down|keep\s+in\s+mind|"
+    r"keep\s+(?:this|that|it)\s+in\s+mind|make\s+(?:a\s+)?note(?:\s+of)?|take\s+(?:a\s+)?"
+    r"note(?:\s+of)?|note\s+down|add|update|insert|register|commit\s+to\s+memory"
 )
 _STATED = r"(?:that\b|this\b|these\b|the\s+(?:fact|following|info(?:rmation)?)\b|:|as\s+(?:a\s+)?fact)"
 _CLAUSE_START = r"(?:^|[.!?;:\n]\s*|,\s*(?:and\s+)?|\b(?:and|so|now|also|just|please|kindly|then)\s+)"
@@ -53,9 +54,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"\s*\|?>|<<\s*/?SYS\s*>>|\[/?INST\]|\[/?SYSTEM\]|</?(?:system|assistant|instructions?)>",
         re.IGNORECASE)),
     ("instruction override", re.compile(
-        r"\b(?:ignore|disregard|forget|override|bypass|overrule|discard|drop)\b[^.!?\n]{0,60}?"
-        r"\b(?:instructions?|rules?|prompts?|directions?|directives?|guidelines?|guardrails?|"
-        r"constraints?|programming|policies|polic(?:y)|system\s+message)\b",
+        r"\b(?:ignore|disregard|forget|override|bypass|overrule|discard|drop|(?:do\s+not|don't|"
+        r"never)\s+follow|pay\s+no\s+attention\s+to)\b[^.!?\n]{0,60}?"
+        r"\b(?:instructions?|rules?|prompts?|directions?|directives?|guidelines?|guidance|"
+        r"guardrails?|constraints?|programming|policies|polic(?:y)|system\s+message)\b",
         re.IGNORECASE)),
     ("persona change", re.compile(
         r"(?<!where\s)\byou\s+are\s+now\s+(?:an?|the|my|called|named|in|acting|operating|"
@@ -65,7 +67,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"\bdeveloper\s+mode\b|\bjailbr[eo]ak",
         re.IGNORECASE)),
     ("storage command", re.compile(
-        _CLAUSE_START + r"(?:" + _KEEP_VERBS + r")\s+(?!(?:that|this)\s+(?:time|day|night|"
+        _CLAUSE_START + r"(?:" + _KEEP_VERBS + r")\s*(?!(?:that|this)\s+(?:time|day|night|"
         r"trip|moment|place|one|song|movie|game|party|summer|weekend|year)\b)" + _STATED,
         re.IGNORECASE)),
     ("storage command", re.compile(
@@ -102,6 +104,23 @@ _PATTERNS += [
         r"[,;]\s*(?:ok(?:ay)?|got\s+it|understood|right|hear\s+me)?,?\s*(?:dear\s+)?(?:memory|"
         r"assistant|ai|bot|chatbot|model|system)\s*[?.!]*\s*$",
         re.IGNORECASE | re.MULTILINE)),
+]
+
+_PATTERNS += [
+    ("summary directed", re.compile(
+        r"\b(?:when|if|as|once)\s+you\s+(?:summari[sz]e|write\s+(?:up\s+)?(?:the|your|a)\s+"
+        r"(?:summary|notes|profile|report)|describe\s+(?:me|him|her|them|the\s+user))\b"
+        r"|\bin\s+your\s+(?:summary|summaries|notes|profile|records?|report)\b"
+        r"|\bfor\s+your\s+(?:records?|notes|files|memory)\b"
+        r"|\bsummary\s+instructions?\b"
+        r"|\bmake\s+sure\s+(?:the|your)\s+(?:notes|summary|profile|memory|records?)\s+"
+        r"(?:says?|shows?|lists?|states?|mentions?)\b"
+        r"|\bthat\s+you\s+(?:always\s+)?(?:list|describe|treat|store|record|refer\s+to)\s+\w+"
+        r"\s+as\b|\bextract\s+the\s+fact\b"
+        r"|\b(?:note|message|memo)\s+(?:to\s+self\s+)?for\s+the\s+(?:ai|assistant|model|bot|"
+        r"memory)\b",
+        re.IGNORECASE)),
+    ("instruction override", re.compile(r"\b(?:IMPORTANT\s+)?OVERRIDE\b\s*(?:--|-|:)")),
 ]
 
 _REMINISCING = re.compile(r"\bremember\s+(?:that\s+)?(?:when|how|what|who|where|the\s+time)\b",

@@ -47,7 +47,8 @@ _DATES = re.compile(
 _NUMBER_WORDS = {w: i for i, w in enumerate((
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen", "twenty"))}
+    "nineteen", "twenty"))} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+                               "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
 _NOT_NAMES = frozenset((
     *_MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
     "i", "i'm", "i've", "i'd", "i'll", "mr", "mrs", "ms", "dr", "the", "user",
@@ -116,12 +117,16 @@ def _numbers(text: str) -> set[str]:
 
 _YEARS_AGO = re.compile(r"\b(?:an?\s+(?:couple\s+of\s+)?years?\s+ago|(\d+|[a-z]+)\s+years?\s+"
                         r"ago|(last|previous)\s+year)\b", re.IGNORECASE)
+_YEARS_AHEAD = re.compile(r"\b(?:in\s+(?:about\s+|around\s+|roughly\s+)?(?:(\d+|[a-z]+)\s+"
+                          r"years?|a\s+(?:couple\s+of\s+)?years?)|(next)\s+year)\b",
+                          re.IGNORECASE)
 
 
 def _years_back(evidence: str) -> set[int]:
     """How many years back the evidence's relative expressions reach ("three years ago" ->
-    3, "last year" -> 1, "a couple of years ago" -> 2): a year that many years before a
-    turn's own year is supported (the reasoner resolved the expression)."""
+    3, "last year" -> 1, "a couple of years ago" -> 2; ahead as negative counts: "in three
+    years" -> -3, "next year" -> -1): a year that far from a turn's own year is supported
+    (the reasoner resolved the expression)."""
     back: set[int] = set()
     for match in _YEARS_AGO.finditer(evidence):
         count, last = match.group(1), match.group(2)
@@ -134,6 +139,16 @@ def _years_back(evidence: str) -> set[int]:
             back.add(int(count))
         elif count.lower() in _NUMBER_WORDS:
             back.add(_NUMBER_WORDS[count.lower()])
+    for match in _YEARS_AHEAD.finditer(evidence):  # "in three years" -> 3 years ahead
+        count, following = match.group(1), match.group(2)
+        if following:
+            back.add(-1)
+        elif count is None:
+            back.add(-2 if "couple" in match.group(0).lower() else -1)
+        elif count.isdigit():
+            back.add(-int(count))
+        elif count.lower() in _NUMBER_WORDS:
+            back.add(-_NUMBER_WORDS[count.lower()])
     return back
 
 
@@ -224,3 +239,25 @@ def unsupported_names(claim: str, evidence: str, speakers: Iterable[str] = ()) -
             continue
         missing.append(match.group(0).removesuffix("'s"))
     return missing
+
+
+_NEGATION = re.compile(r"\b(?:not|never|no|none|nothing|nobody|neither|nor|no\s+longer|"
+                       r"without)\b|n['\u2019]t\b", re.IGNORECASE)
+"""Negation cues (a closed class)."""
+
+
+def unsupported_negation(claim: str, evidence: str) -> bool:
+    """Whether ``claim`` denies something (a negation cue, :data:`_NEGATION`) while
+    ``evidence`` denies nothing: "Priya has no student loans" is not supported by "I still
+    have $12,000 of student loans", however many words they share."""
+    return bool(_NEGATION.search(claim)) and not _NEGATION.search(evidence)
+
+
+def word_key(word: str) -> str:
+    """A whole word, lower case, a plural ``-s`` / ``-es`` dropped: the unit of
+    :func:`~agent_memory.grounding.steps.tainted_words` ("millionaire" is not "million")."""
+    word = word.lower()
+    if word.endswith("es") and len(word) > 4 and word[-3] in "sxz":
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and len(word) > 3 and not word.endswith("ss") else word
+

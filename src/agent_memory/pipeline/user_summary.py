@@ -8,7 +8,7 @@ updated after its watermark.
 
 from __future__ import annotations
 
-from ..grounding import ground_text
+from ..grounding import ground_text, ground_topics
 from ..models import (
     Fact,
     MemoryRecord,
@@ -90,7 +90,8 @@ async def _summarize_user(c: Components, user_id: str) -> StepResult:
         watermark=max(r.updated_at for r in items),
         created_at=previous.created_at if previous else now,
         updated_at=now,
-        metadata={"key_topics": draft.key_topics[:5]},
+        metadata={"key_topics": ground_topics(draft.key_topics,
+                                              [_item_text(r) for r in items])[:5]},
         etag=previous.etag if previous else None,
     )
     await c.write([profile])

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from ..errors import ConflictError, InvalidInputError, SessionNotFoundError
-from ..grounding import ground_summary
+from ..grounding import ground_summary, ground_topics, injection_reason, tainted_words
 from ..indexing import build_indexed, index_text
 from ..models import (
     Interaction,
@@ -334,12 +334,16 @@ class MemoryKeeper:
         # turns like every derived text (grounding.ground_summary)
         described, _ = await ground_summary(c.settings, draft.summary, chunk, None,
                                             kind="interaction summary")
+        clean = [t.content for t in chunk if injection_reason(t.content) is None]
+        tainted = tainted_words(chunk)
         ids = [t.id for t in chunk]
         interaction = Interaction(
             id=f"interaction_{self.session_id}_{chunk[0].seq}",
             user_id=self.user_id, thread_id=self.session_id, agent_id=record.agent_id,
-            content=flatten(chunk), summary=described, topics=draft.topics,
-            entities=draft.entities, evidence=ids, created_at=chunk[0].created_at,
+            content=flatten(chunk), summary=described,
+            topics=ground_topics(draft.topics, clean, tainted),
+            entities=ground_topics(draft.entities, clean, tainted), evidence=ids,
+            created_at=chunk[0].created_at,
             metadata={"first_seq": chunk[0].seq, "last_seq": chunk[-1].seq},
         )
         update: dict[str, Any] = {"folded_seq": chunk[-1].seq, "updated_at": utcnow(),
@@ -354,7 +358,7 @@ class MemoryKeeper:
             content, _ = await ground_summary(c.settings, folded.text, new, summary)
             update |= {
                 "content": content or record.content,
-                "key_topics": folded.key_topics[:5],
+                "key_topics": ground_topics(folded.key_topics, clean, tainted)[:5],
                 "watermark_seq": new[-1].seq,
                 "turn_count": record.turn_count + len(new),
                 "start_time": (new[0].created_at if record.watermark_seq < 0
