@@ -148,10 +148,6 @@ class Lexicon:
         heads_b = {s.key for s in synsets_b} | _similar(self.wordnet, synsets_b)
         return any(p.symbol == "!" and p.target in heads_b for h in heads_a for p in h.pointers)
 
-    def related(self, a: str, b: str) -> bool:
-        """:meth:`same`, or one entails the other."""
-        return self.same(a, b) or self.entails(a, b) or self.entails(b, a)
-
 
 def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]]:
     """Keys of the head adjectives the satellites among ``synsets`` are similar to."""
