@@ -46,6 +46,12 @@ def test_numbers_are_normalised() -> None:
     ("Ana has a cat.", "Ana had a cat."),
     ("Lena runs twice a week.", "Lena runs every day."),
     ("Lena goes to the gym in the morning.", "Lena goes to the gym in the evening."),
+    ("Sam is on a diet.", "Sam is off his diet."),
+    ("Sam is in debt.", "Sam is out of debt."),
+    ("Sam is for the new policy.", "Sam is against the new policy."),
+    ("Sam earns 50,000 dollars a year.", "Sam earns 50,000 euros a year."),
+    ("Sam lives 5 miles from work.", "Sam lives 5 kilometres from work."),
+    ("Sam's flat is on the first floor.", "Sam's flat is on the fifth floor."),
 ])
 def test_disagreeing_facts_are_never_merged(local_embedder, attributes, a, b) -> None:
     assert relation(local_embedder, attributes, a, b) != "duplicate"
@@ -75,6 +81,7 @@ def test_contradictions_on_new_sentences(local_embedder, attributes, a, b) -> No
     ("Ines does not drink tea.", "Ines doesn't drink tea."),
     ("Bea works as a plumber.", "Bea is a plumber."),
     ("Ravi has three cats.", "Ravi has 3 cats."),
+    ("Giorgio weighs 92 kg.", "Giorgio weighs 92 kilograms."),
     ("Lucia enjoys sailing on weekends.", "Lucia likes sailing on weekends."),
 ])
 def test_duplicates_on_new_sentences(local_embedder, attributes, a, b) -> None:

@@ -13,7 +13,10 @@ predicates before it trusts their cosine:
 - **different counts of one thing**: the same head verb and the same counted noun with another
   number ("has two pets" / "has three pets");
 - **opposite directions of one change**: the same words around "up" / "down" ("rent went up" /
-  "rent went down", "increased" / "decreased");
+  "rent went down", "increased" / "decreased"), or opposite particles after a copula ("is in
+  debt" / "is out of debt");
+- **other units or ordinals**: "50,000 dollars" / "50,000 euros", "first floor" / "fifth floor"
+  are not the same value;
 - **the same time** written two ways ("on 3 March" / "on March 3").
 
 Contrast sets and minimal pairs as probes of what a model distinguishes: Gardner et al.,
@@ -72,15 +75,77 @@ _DOWN = frozenset({"down", "fell", "fallen", "falls", "decreased", "decreases", 
 """Words of the direction of a change (a closed class)."""
 
 
+_OPPOSITE_PARTICLES = (("in", "out"), ("on", "off"), ("for", "against"))
+"""Prepositions of opposite state after a copula ("is in debt" / "is out of debt", "is on a
+diet" / "is off his diet", "is for the plan" / "is against the plan")."""
+_COPULA = re.compile(r"^(?:is|are|was|were|am)\s+(\w+)", re.IGNORECASE)
+
+
 def opposite_direction(a: str, b: str) -> bool:
-    """Whether two predicates state one change in opposite directions: one has a word of
-    :data:`_UP` and the other of :data:`_DOWN`, and their content words are otherwise the
-    same ("rent went up" / "rent went down")."""
+    """Whether two predicates state one change or state in opposite directions: one has a
+    word of :data:`_UP` and the other of :data:`_DOWN` ("rent went up" / "rent went down"),
+    or they open with a copula and opposite particles (:data:`_OPPOSITE_PARTICLES`), their
+    content words otherwise the same."""
     words_a, words_b = set(_TIME_WORD.findall(a.lower())), set(_TIME_WORD.findall(b.lower()))
-    if not ((words_a & _UP and words_b & _DOWN) or (words_a & _DOWN and words_b & _UP)):
-        return False
     direction = _UP | _DOWN
-    return set(content_words(a)) - direction == set(content_words(b)) - direction
+    if (words_a & _UP and words_b & _DOWN) or (words_a & _DOWN and words_b & _UP):
+        return set(content_words(a)) - direction == set(content_words(b)) - direction
+    first_a, first_b = _COPULA.match(a), _COPULA.match(b)
+    if not first_a or not first_b:
+        return False
+    pair = {first_a.group(1).lower(), first_b.group(1).lower()}
+    particles = {w for both in _OPPOSITE_PARTICLES for w in both}
+    return (any(pair == {x, y} for x, y in _OPPOSITE_PARTICLES)
+            and set(content_words(a)) - particles == set(content_words(b)) - particles)
+
+
+_UNITS = {
+    "currency": {"dollar": ("$", "dollar", "dollars", "usd", "bucks"),
+                 "euro": ("€", "euro", "euros", "eur"), "pound": ("£", "pound", "pounds", "gbp"),
+                 "yen": ("yen",), "rupee": ("rupee", "rupees")},
+    "distance": {"mile": ("mile", "miles"),
+                 "km": ("km", "kilometre", "kilometres", "kilometer", "kilometers"),
+                 "m": ("metre", "metres", "meter", "meters"), "foot": ("foot", "feet"),
+                 "yard": ("yard", "yards")},
+    "weight": {"kg": ("kg", "kilo", "kilos", "kilogram", "kilograms"),
+               "lb": ("lb", "lbs"), "stone": ("stone",)},
+    "duration": {"minute": ("minute", "minutes", "min", "mins"), "hour": ("hour", "hours"),
+                 "day": ("day", "days"), "week": ("week", "weeks"),
+                 "month": ("month", "months"), "year": ("year", "years")},
+}
+"""Units of measure by dimension, each with its spellings (a closed class): "50,000 dollars"
+and "50,000 euros" are other amounts, "5 miles" and "5 kilometres" other distances, while
+"92 kg" and "92 kilograms" are one weight."""
+_UNIT_OF = {spelling: (dim, unit) for dim, units in _UNITS.items()
+            for unit, spellings in units.items() for spelling in spellings}
+_MEASURE = re.compile(r"([$€£])\s?\d|\b\d[\d,.]*\s*(?:k\s+)?([a-z]+)|\b(?:one|two|three|four|"
+                      r"five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|fifty|"
+                      r"hundred|thousand)\s+([a-z]+)", re.IGNORECASE)
+_ORDINAL = re.compile(r"\b(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                      r"eleventh|twelfth|\d+(?:st|nd|rd|th))\b", re.IGNORECASE)
+
+
+def _measures(predicate: str) -> dict[str, set[str]]:
+    """Dimension -> the units a number in ``predicate`` is measured in."""
+    out: dict[str, set[str]] = {}
+    for match in _MEASURE.finditer(predicate):
+        spelling = (match.group(1) or match.group(2) or match.group(3) or "").lower()
+        if spelling in _UNIT_OF:
+            dimension, unit = _UNIT_OF[spelling]
+            out.setdefault(dimension, set()).add(unit)
+    return out
+
+
+def measures_differ(a: str, b: str) -> bool:
+    """Whether two predicates measure in other units of one dimension ("50,000 dollars" /
+    "50,000 euros", "5 miles" / "5 kilometres"), or name other ordinals ("first floor" /
+    "fifth floor")."""
+    units_a, units_b = _measures(a), _measures(b)
+    if any(dim in units_b and not units_a[dim] & units_b[dim] for dim in units_a):
+        return True
+    ordinals_a = {m.lower() for m in _ORDINAL.findall(a)}
+    ordinals_b = {m.lower() for m in _ORDINAL.findall(b)}
+    return bool(ordinals_a) and bool(ordinals_b) and ordinals_a != ordinals_b
 
 
 def same_time(a: str, b: str) -> bool:

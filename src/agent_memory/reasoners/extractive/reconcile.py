@@ -61,6 +61,7 @@ from .claims import (
 )
 from .contrast import (
     counts_differ,
+    measures_differ,
     minimal_pair,
     opposite_direction,
     same_time,
@@ -188,8 +189,9 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (antonyms)"
     if opposite_direction(a.predicate, b.predicate):
         return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (direction)"
-    if (a.terms ^ b.terms) & PRIVATIVE or a.past != b.past:
-        return None, ""  # "a former smoker" / "a smoker", "was married" / "is married"
+    if ((a.terms ^ b.terms) & PRIVATIVE or a.past != b.past
+            or measures_differ(a.predicate, b.predicate)):
+        return None, ""  # "a former smoker" / "a smoker", "was married", "5 miles" / "5 km"
     names_differ = bool(_names(a)) and bool(_names(b)) and not _nested(_names(a), _names(b))
     numbers_differ = a.numbers != b.numbers
     lexically_same = same_claim(a, b, lexicon)
