@@ -3,7 +3,9 @@ the relation the offline reconciler finds between two facts."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -31,3 +33,26 @@ def relation(local_embedder, attributes, a: str, b: str, subject: str | None = N
     if decision.contradictions:
         return "contradiction"
     return "duplicate" if decision.duplicates else "unrelated"
+
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+SIDE_KEYS = {"text", "subject", "created_at", "confidence"}
+
+
+def load_pairs(name: str) -> list[dict]:
+    """The labelled pairs of ``data/<name>`` (JSON lines)."""
+    return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
+
+
+def assert_sides(pair: dict) -> None:
+    """The two facts of a pair: the side fields, each naming its subject, one subject, two
+    texts, and side ``b`` strictly later (timezone-aware)."""
+    for side in ("a", "b"):
+        assert set(pair[side]) == SIDE_KEYS, pair["id"]
+        assert pair[side]["subject"] in pair[side]["text"], f"{pair['id']}{side}: names its subject"
+        assert 0.0 < pair[side]["confidence"] <= 1.0
+    assert pair["a"]["subject"] == pair["b"]["subject"], "pairs are about one person"
+    assert pair["a"]["text"] != pair["b"]["text"]
+    a, b = (datetime.fromisoformat(pair[s]["created_at"]) for s in ("a", "b"))
+    assert a.tzinfo is not None and a < b, f"{pair['id']}: side b is the later fact"
+

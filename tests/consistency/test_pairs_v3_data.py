@@ -6,26 +6,19 @@ The earlier sets' texts are read here only to compare them with the check set's.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
-from datetime import datetime
-from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+from .conftest import assert_sides, load_pairs
+
 LABELS = ("duplicate", "contradiction", "unrelated")
-SIDE_KEYS = {"text", "subject", "created_at", "confidence"}
-
-
-def load(name: str) -> list[dict]:
-    return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="module")
 def pairs() -> list[dict]:
-    return load("reconcile_pairs_v3.jsonl")
+    return load_pairs("reconcile_pairs_v3.jsonl")
 
 
 def test_every_pair_has_the_format(pairs) -> None:
@@ -35,14 +28,7 @@ def test_every_pair_has_the_format(pairs) -> None:
         assert pair["label"] in LABELS
         assert pair["source"] == "written", pair["id"]
         assert pair["note"].strip(), pair["id"]
-        for side in ("a", "b"):
-            assert set(pair[side]) == SIDE_KEYS, pair["id"]
-            assert pair[side]["subject"] in pair[side]["text"], f"{pair['id']}{side}: names its subject"
-            assert 0.0 < pair[side]["confidence"] <= 1.0
-        assert pair["a"]["subject"] == pair["b"]["subject"], "pairs are about one person"
-        assert pair["a"]["text"] != pair["b"]["text"]
-        a, b = (datetime.fromisoformat(pair[s]["created_at"]) for s in ("a", "b"))
-        assert a.tzinfo is not None and a < b, f"{pair['id']}: side b is the later fact"
+        assert_sides(pair)
 
 
 def test_counts_per_label_and_unique_ids(pairs) -> None:
@@ -55,7 +41,7 @@ def test_counts_per_label_and_unique_ids(pairs) -> None:
 
 
 def test_nothing_is_shared_with_the_earlier_sets(pairs) -> None:
-    old = load("reconcile_pairs.jsonl") + load("reconcile_pairs_v2.jsonl")
+    old = load_pairs("reconcile_pairs.jsonl") + load_pairs("reconcile_pairs_v2.jsonl")
     assert not {p["id"] for p in pairs} & {p["id"] for p in old}
     old_texts = {p[s]["text"].strip().lower() for p in old for s in ("a", "b")}
     new_texts = {p[s]["text"].strip().lower() for p in pairs for s in ("a", "b")}
