@@ -7,12 +7,21 @@ it).
 
 from .check import Claim, Grounder, GroundingTally, Verdict
 from .injection import injection_reason
-from .steps import ground_summary, ground_text, ground_topics, grounder_for, tainted_words
+from .steps import (
+    TurnSources,
+    ground_summary,
+    ground_text,
+    ground_topics,
+    grounder_for,
+    tainted_words,
+    turn_sources,
+)
 
 __all__ = [
     "Claim",
     "Grounder",
     "GroundingTally",
+    "TurnSources",
     "Verdict",
     "ground_summary",
     "ground_text",
@@ -20,4 +29,5 @@ __all__ = [
     "grounder_for",
     "injection_reason",
     "tainted_words",
+    "turn_sources",
 ]

@@ -7,7 +7,7 @@ than its watermark, folds them in with the reasoner, checks the new sentences ag
 
 from __future__ import annotations
 
-from ..grounding import ground_summary, ground_topics, injection_reason, tainted_words
+from ..grounding import ground_summary, ground_topics, turn_sources
 from ..models import RecordKind, ThreadSummary, Turn, merge_ids, require_scope, summary_id, utcnow
 from ..stores.base import RecordQuery
 from ..stores.conditional import retry_on_conflict
@@ -63,8 +63,10 @@ async def _summarize(c: Components, user_id: str, thread_id: str, recent_k: int 
     )
     # a summary sentence that addresses the memory, states what no turn said, or carries a
     # word only a planted instruction said is dropped and counted (grounding.ground_summary)
+    sources = turn_sources(turns)
     text, dropped = await ground_summary(c.settings, draft.text, turns,
-                                         previous.content if previous else None)
+                                         previous.content if previous else None,
+                                         sources=sources)
     if dropped:
         result.grounding_rejected = dropped
         result.grounding_reasons["summary sentence"] = dropped
@@ -78,8 +80,7 @@ async def _summarize(c: Components, user_id: str, thread_id: str, recent_k: int 
         thread_id=thread_id,
         agent_id=turns[-1].agent_id if previous is None else previous.agent_id,
         content=text,
-        key_topics=ground_topics(draft.key_topics, _clean_texts(turns),
-                                 tainted_words(turns))[:5],
+        key_topics=ground_topics(draft.key_topics, sources.texts, sources.tainted)[:5],
         start_time=previous.start_time if previous and previous.start_time else turns[0].created_at,
         end_time=turns[-1].created_at,
         status=previous.status if previous else ThreadSummary.model_fields["status"].default,
@@ -104,9 +105,4 @@ async def _summarize(c: Components, user_id: str, thread_id: str, recent_k: int 
     result.written.append(sid)
     result.turns_read = len(turns)
     return result
-
-
-def _clean_texts(turns: list[Turn]) -> list[str]:
-    """The texts of the turns that are not planted instructions."""
-    return [t.content for t in turns if injection_reason(t.content) is None]
 

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from ..errors import ConflictError, InvalidInputError, SessionNotFoundError
-from ..grounding import ground_summary, ground_topics, injection_reason, tainted_words
+from ..grounding import ground_summary, ground_topics, turn_sources
 from ..indexing import build_indexed, index_text
 from ..models import (
     Interaction,
@@ -332,17 +332,16 @@ class MemoryKeeper:
         draft = await c.reasoner.describe_interaction(chunk)
         # the interaction's summary and the folded session summary are checked against the
         # turns like every derived text (grounding.ground_summary)
+        sources = turn_sources(chunk)
         described, _ = await ground_summary(c.settings, draft.summary, chunk, None,
-                                            kind="interaction summary")
-        clean = [t.content for t in chunk if injection_reason(t.content) is None]
-        tainted = tainted_words(chunk)
+                                            kind="interaction summary", sources=sources)
         ids = [t.id for t in chunk]
         interaction = Interaction(
             id=f"interaction_{self.session_id}_{chunk[0].seq}",
             user_id=self.user_id, thread_id=self.session_id, agent_id=record.agent_id,
             content=flatten(chunk), summary=described,
-            topics=ground_topics(draft.topics, clean, tainted),
-            entities=ground_topics(draft.entities, clean, tainted), evidence=ids,
+            topics=ground_topics(draft.topics, sources.texts, sources.tainted),
+            entities=ground_topics(draft.entities, sources.texts, sources.tainted), evidence=ids,
             created_at=chunk[0].created_at,
             metadata={"first_seq": chunk[0].seq, "last_seq": chunk[-1].seq},
         )
@@ -355,10 +354,13 @@ class MemoryKeeper:
             summary = record.content if record.watermark_seq >= 0 else None
             folded = await c.reasoner.summarize_thread(summary, new,
                                                        c.settings.summary_max_tokens)
-            content, _ = await ground_summary(c.settings, folded.text, new, summary)
+            folded_sources = sources if len(new) == len(chunk) else turn_sources(new)
+            content, _ = await ground_summary(c.settings, folded.text, new, summary,
+                                              sources=folded_sources)
             update |= {
                 "content": content or record.content,
-                "key_topics": ground_topics(folded.key_topics, clean, tainted)[:5],
+                "key_topics": ground_topics(folded.key_topics, folded_sources.texts,
+                                            folded_sources.tainted)[:5],
                 "watermark_seq": new[-1].seq,
                 "turn_count": record.turn_count + len(new),
                 "start_time": (new[0].created_at if record.watermark_seq < 0
