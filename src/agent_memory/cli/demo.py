@@ -12,6 +12,7 @@ reasoner (a small local LLM included), that one injected sentence does not becom
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -111,7 +112,7 @@ async def run_demo(store: Path, settings: Settings, poison: bool = False, *,
         The number of stored facts, insights, thread summaries and profile lines that carry
         the planted instruction (:data:`POISON_MARKER`); always 0 without ``poison``.
     """
-    refused: dict[str, int] = {}
+    refused: Counter[str] = Counter()
     parts = {k: v for k, v in (("reasoner", reasoner), ("embedder", embedder)) if v}
     async with AsyncMemory.open(settings, **parts) as memory:
         console.rule("[bold]agent-memory demo")
@@ -125,7 +126,7 @@ async def run_demo(store: Path, settings: Settings, poison: bool = False, *,
                               f"[bold]{turn.author}[/]: {turn.content}")
             console.print(f"1. stored {len(turns)} turns (embedded and indexed)")
             step = await memory.generate_thread_summary(USER, batch.thread_id)
-            _count(refused, step.grounding_reasons)
+            refused.update(step.grounding_reasons)
             summary = await memory.get_summary(USER, batch.thread_id)
             ratio = (sum(count_tokens(t.content) for t in turns)
                      / max(1, count_tokens(summary.content if summary else "")))
@@ -134,7 +135,7 @@ async def run_demo(store: Path, settings: Settings, poison: bool = False, *,
             console.print(Panel(summary.content if summary else "-", title="thread summary",
                                 subtitle=", ".join(summary.key_topics) if summary else ""))
             step = await memory.extract_facts(USER, batch.thread_id)
-            _count(refused, step.grounding_reasons)
+            refused.update(step.grounding_reasons)
             console.print(f"3. extract_facts wrote {len(step.written)} facts "
                           f"({step.exact_dedup_skipped} exact duplicates skipped"
                           + (f", {step.grounding_rejected} refused by the grounding check"
@@ -143,12 +144,12 @@ async def run_demo(store: Path, settings: Settings, poison: bool = False, *,
                 console.print(f"   - {fact.content}")
         console.rule("Idempotence")
         again = await memory.extract_facts(USER, SESSIONS[0][0])
-        _count(refused, again.grounding_reasons)
+        refused.update(again.grounding_reasons)
         console.print(f"Re-running extract_facts on the first session: {len(again.written)} new, "
                       f"{again.exact_dedup_skipped} skipped by content_hash.")
         console.rule("User profile")
         step = await memory.generate_user_summary(USER)
-        _count(refused, step.grounding_reasons)
+        refused.update(step.grounding_reasons)
         profile = await memory.get_profile(USER)
         console.print(Panel(profile.content if profile else "-", title=f"user_summary_{USER}"))
         console.rule(f"Hybrid search (vector + BM25, fused with RRF k={memory.settings.rrf_k})")
@@ -162,12 +163,7 @@ async def run_demo(store: Path, settings: Settings, poison: bool = False, *,
                                       else "", refused)
 
 
-def _count(total: dict[str, int], reasons: dict[str, int]) -> None:
-    for reason, n in reasons.items():
-        total[reason] = total.get(reason, 0) + n
-
-
-async def _poisoning_check(memory: AsyncMemory, profile: str, refused: dict[str, int]) -> int:
+async def _poisoning_check(memory: AsyncMemory, profile: str, refused: Counter[str]) -> int:
     """Print and count the stored records (their text and key topics) that carry
     :data:`POISON_MARKER`."""
     console.rule("Poisoning check")

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from .check import Grounder
 from .injection import injection_reason
 from .support import (
+    CAPITALISED,
     content_words,
     lexical_support,
     unsupported_names,
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("agent_memory.grounding")
 
-_CAPITAL = re.compile(r"\b[A-Z][\w'\u2019-]*")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[\"'(\u201c]?[A-Z0-9\[])|\n+")
 
 
@@ -202,7 +202,7 @@ def _refusal(sentence: str, known: str, min_lexical: float, tainted: frozenset[s
         return f"only said in an instruction turn: {', '.join(found)}"
     if unsupported_negation(sentence, known):
         return "negation not in its sources"
-    names = [*speakers, *_CAPITAL.findall(sentence)]  # checked above, not content
+    names = [*speakers, *CAPITALISED.findall(sentence)]  # checked above, not content
     if min_lexical and (share := lexical_support(sentence, known, names)) < min_lexical:
         return f"lexical support {share:.2f} < {min_lexical:.2f}"
     return None

@@ -53,7 +53,8 @@ _NOT_NAMES = frozenset((
     *_MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
     "i", "i'm", "i've", "i'd", "i'll", "mr", "mrs", "ms", "dr", "the", "user",
 )) | STOP_WORDS
-_CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*")
+CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*")
+"""A capitalised word: a name candidate (:func:`unsupported_names`)."""
 
 
 def content_words(text: str) -> list[str]:
@@ -230,7 +231,7 @@ def unsupported_names(claim: str, evidence: str, speakers: Iterable[str] = ()) -
     stems = word_stems(known)
     missing = []
     claim = claim.replace("\u2019", "'")
-    for match in _CAPITALISED.finditer(claim):
+    for match in CAPITALISED.finditer(claim):
         before = claim[: match.start()].rstrip(" \"'(\u201c")
         if not before or before[-1] in ".!?:\n":
             continue

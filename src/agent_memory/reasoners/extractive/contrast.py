@@ -99,7 +99,7 @@ def opposite_direction(a: str, b: str) -> bool:
             and set(content_words(a)) - particles == set(content_words(b)) - particles)
 
 
-_UNITS = {
+_MEASURE_UNITS = {
     "currency": {"dollar": ("$", "dollar", "dollars", "usd", "bucks"),
                  "euro": ("€", "euro", "euros", "eur"), "pound": ("£", "pound", "pounds", "gbp"),
                  "yen": ("yen",), "rupee": ("rupee", "rupees")},
@@ -116,7 +116,7 @@ _UNITS = {
 """Units of measure by dimension, each with its spellings (a closed class): "50,000 dollars"
 and "50,000 euros" are other amounts, "5 miles" and "5 kilometres" other distances, while
 "92 kg" and "92 kilograms" are one weight."""
-_UNIT_OF = {spelling: (dim, unit) for dim, units in _UNITS.items()
+_UNIT_OF = {spelling: (dim, unit) for dim, units in _MEASURE_UNITS.items()
             for unit, spellings in units.items() for spelling in spellings}
 _MEASURE = re.compile(r"([$€£])\s?\d|\b\d[\d,.]*\s*(?:k\s+)?([a-z]+)|\b(?:one|two|three|four|"
                       r"five|six|seven|eight|nine|ten|twelve|twenty|thirty|forty|fifty|"

@@ -61,6 +61,8 @@ class Lexicon:
         self.depth = depth
         self._synsets = lru_cache(maxsize=65536)(self._find)
         self._general = lru_cache(maxsize=65536)(self._closure)
+        self._forms = lru_cache(maxsize=65536)(self._base_forms)  # type: ignore[method-assign]
+        self._firsts = lru_cache(maxsize=65536)(self._first_senses)  # type: ignore[method-assign]
 
     def _find(self, word: str) -> tuple[Synset, ...]:
         word = word.lower().replace(" ", "_")
@@ -85,16 +87,16 @@ class Lexicon:
             frontier = step
         return frozenset(seen)
 
-    def _forms(self, word: str) -> frozenset[str]:
+    def _base_forms(self, word: str) -> frozenset[str]:
         """The base forms of ``word`` in the index, over nouns, verbs and adjectives."""
         word = word.lower().replace(" ", "_")
         return frozenset(f for pos in ("n", "v", "a") for f in self.wordnet.lemmas(word, pos))
 
-    def _firsts(self, word: str) -> set[tuple[str, int]]:
+    def _first_senses(self, word: str) -> frozenset[tuple[str, int]]:
         """Keys of ``word``'s most frequent sense per part of speech."""
         word = word.lower().replace(" ", "_")
-        return {found[0].key for pos in ("n", "v", "a")
-                if (found := self.wordnet.senses(word, pos))}
+        return frozenset(found[0].key for pos in ("n", "v", "a")
+                         if (found := self.wordnet.senses(word, pos)))
 
     def _word_pointer(self, synsets: Iterable[Synset], forms: frozenset[str], symbol: str,
                       targets: frozenset[str]) -> bool:
