@@ -179,3 +179,29 @@ async def test_llm_structured_profile_that_never_validates_keeps_old(tmp_path, l
         assert await memory.get_profile("u1") is None
         assert not (await insights(memory))[0].processed
     assert chat.remaining == 0 and "TinyProfile" in json.dumps(chat.requests[1])
+
+
+async def test_longterm_reflection_drops_profile_lines_the_insights_do_not_support(
+        tmp_path, local_embedder):
+    reflection = {"reflection_flag": "insight", "insights": [
+        {"category": "concern", "insight_text": "The user fears a market crash.",
+         "confidence": 0.9, "importance": "high", "evidence": []},
+    ]}
+    chat = ScriptedChatModel([
+        {"summary": "A worry about markets.", "topics": ["markets"], "entities": []},
+        {"text": "The user worries about a crash.", "key_topics": ["crash"], "evidence": []},
+        reflection,
+        # the profile a weak model writes: one supported line, one with no name or number
+        # that the insights never said
+        {"text": "The user fears a market crash. The user is secretly a billionaire.",
+         "key_topics": ["markets"], "evidence": []},
+    ])
+    reasoner = OpenAIReasoner("test-model", client=chat.async_client())
+    async with AsyncMemory.open(settings_for(tmp_path / "m.db"), embedder=local_embedder,
+                                reasoner=reasoner) as memory:
+        await run_session(memory, "s1", [("user", "Markets scare me."),
+                                         ("assistant", "Understood.")])
+        update = await memory.run_longterm_reflection("u1")
+    assert chat.remaining == 0
+    assert update.ungrounded == 1
+    assert update.profile.content == "The user fears a market crash."

@@ -40,6 +40,7 @@ vector or hybrid search of that user).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -333,8 +334,10 @@ class MemoryKeeper:
         # the interaction's summary and the folded session summary are checked against the
         # turns like every derived text (grounding.ground_summary)
         sources = turn_sources(chunk)
-        described, _ = await ground_summary(c.settings, draft.summary, chunk, None,
-                                            kind="interaction summary", sources=sources)
+        described, refused = await ground_summary(c.settings, draft.summary, chunk, None,
+                                                  kind="interaction summary", sources=sources)
+        rejected = Counter(record.metadata.get("grounding_rejected", {}))
+        rejected["interaction summary"] += refused
         ids = [t.id for t in chunk]
         interaction = Interaction(
             id=f"interaction_{self.session_id}_{chunk[0].seq}",
@@ -355,8 +358,10 @@ class MemoryKeeper:
             folded = await c.reasoner.summarize_thread(summary, new,
                                                        c.settings.summary_max_tokens)
             folded_sources = sources if len(new) == len(chunk) else turn_sources(new)
-            content, _ = await ground_summary(c.settings, folded.text, new, summary,
-                                              sources=folded_sources)
+            content, refused = await ground_summary(c.settings, folded.text, new, summary,
+                                                    kind="session summary",
+                                                    sources=folded_sources)
+            rejected["session summary"] += refused
             update |= {
                 "content": content or record.content,
                 "key_topics": ground_topics(folded.key_topics, folded_sources.texts,
@@ -367,6 +372,8 @@ class MemoryKeeper:
                                else record.start_time),
                 "evidence": merge_ids(record.evidence, (t.id for t in new)),
             }
+        if +rejected:  # refused sentences are counted on the session, in the same write
+            update["metadata"] = {**record.metadata, "grounding_rejected": dict(+rejected)}
         pending = [t for t in await c.store.list(
             self.user_id, self._turns(after_seq=record.folded_seq, embedded=False))
             if isinstance(t, Turn)]

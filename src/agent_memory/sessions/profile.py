@@ -44,7 +44,8 @@ class ProfileUpdate(BaseModel):
         profile: the profile after the run (``None`` when there is none yet).
         merged: ids of the insights merged in this run (now ``processed``).
         ungrounded: sentences of the reasoner's profile text dropped because their names or
-            numbers are in none of the insights (or they address the memory; see
+            numbers are in none of the insights, too few of their content words are
+            (``Settings.grounding_min_lexical``), or they address the memory (see
             :func:`agent_memory.grounding.ground_text`).
     """
 
@@ -100,7 +101,11 @@ async def run_longterm_reflection(
     draft = await c.reasoner.summarize_user(
         base, [f.content for f in insights], c.settings.profile_max_tokens
     )
-    text, dropped = ground_text(draft.text, [f.content for f in insights], base)
+    # the same check as the pipeline's profile (agent_memory.pipeline.user_summary): a line
+    # must have its names and numbers, and most of its content words, in the insights
+    text, dropped = ground_text(draft.text, [f.content for f in insights], base,
+                                min_lexical=c.settings.grounding_min_lexical,
+                                when=[f.created_at for f in insights])
     structured = previous.structured if previous else None
     if profile_model is not None:
         notes = [InsightNote(id=f.id, category=f.category, text=f.content,
