@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.reasoners.extractive.claims import numbers_in, parse_claim
+from agent_memory.reasoners.extractive.claims import conjoined_claims, numbers_in, parse_claim
 from agent_memory.reasoners.extractive.contrast import (
     counts_differ,
     minimal_pair,
+    qualifiers_differ,
     same_time,
     swapped_comparison,
 )
@@ -98,3 +99,110 @@ def test_no_merge_of_contrasting_claims(local_embedder, attributes, a, b, subjec
 def test_shared_value_word_is_not_a_changed_value(local_embedder, attributes) -> None:
     assert relation(local_embedder, attributes, "Lea lives with her sister.",
                     "Lea works with her sister.", "Lea") != "contradiction"
+
+
+def test_a_second_verb_phrase_is_a_claim_of_its_own() -> None:
+    first = parse_claim("Jon runs a dance studio and no longer works in banking.", "Jon")
+    assert first is not None and first.positive and first.predicate == "runs a dance studio"
+    [second] = conjoined_claims("Jon runs a dance studio and no longer works in banking.",
+                                "Jon")
+    assert not second.positive and second.change == "end"
+    assert second.predicate == "works in banking"
+    [now] = conjoined_claims("Amara quit her pharmacy job and now teaches yoga.", "Amara")
+    assert now.change == "begin" and now.predicate == "teaches yoga"
+    assert conjoined_claims("Valentina has one brother and no sisters.", "Valentina") == []
+    assert conjoined_claims("Melanie likes painting and pottery.", "Melanie") == []
+    assert conjoined_claims("Nia owns and runs a bakery.", "Nia") == []  # one shared object
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Ravi smokes.", "Ravi took up running and stopped smoking."),
+    ("Lena plays the violin.", "Lena sings in a choir and no longer plays the violin."),
+    ("Omar lives in Cairo.", "Omar moved to Dubai and no longer lives in Cairo."),
+])
+def test_a_later_verb_phrase_can_contradict(local_embedder, attributes, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b) == "contradiction"
+
+
+def test_a_fact_that_says_more_is_not_merged_into_one_that_says_less(local_embedder,
+                                                                     attributes) -> None:
+    assert relation(local_embedder, attributes, "Mei teaches piano.",
+                    "Mei teaches piano and now also sings in a band.") == "unrelated"
+    assert relation(local_embedder, attributes, "Nina owns a cafe.",
+                    "Nina owns a cafe and never drinks coffee.") == "unrelated"
+
+
+def test_a_time_relative_to_an_event_is_when() -> None:
+    before = parse_claim("Ola goes to the gym before work.", "Ola")
+    assert before is not None and before.when == "before work"
+    assert before.predicate == "goes to the gym"
+    reason = parse_claim("Gina started a store after losing her job.", "Gina")
+    assert reason is not None and reason.when == ""  # a clause, set aside
+
+
+def test_an_arranged_change_is_not_yet_done() -> None:
+    moving = parse_claim("Kim is moving to Oslo.", "Kim")
+    assert moving is not None and moving.irrealis
+    running = parse_claim("Kim is running a marathon.", "Kim")
+    assert running is not None and not running.irrealis
+
+
+def test_qualifiers() -> None:
+    assert qualifiers_differ("lives in Paris", "lives near Paris")
+    assert qualifiers_differ("lives with her sister", "lives next to her sister")
+    assert qualifiers_differ("rents a room from her aunt", "rents a room to her aunt")
+    assert not qualifiers_differ("works at a hospital", "works in a hospital")
+    assert not qualifiers_differ("grew up in Porto", "is originally from Porto")
+    assert qualifiers_differ("will move to Berlin", "might move to Berlin")
+    assert not qualifiers_differ("wants to learn Japanese", "would like to learn Japanese")
+    assert qualifiers_differ("has half of the money", "has all of the money")
+    assert not qualifiers_differ("paid off all her loans", "has loans")  # one side only
+    assert qualifiers_differ("is mostly vegan", "is vegan")
+    assert qualifiers_differ("earns 50,000 a year", "earns 50,000 a month")
+    assert qualifiers_differ("thinks he is sick", "is sick")
+    assert not qualifiers_differ("is afraid of heights", "has a fear of heights")
+    assert qualifiers_differ("has a half-sister", "has a sister")
+    assert qualifiers_differ("is a doctor's assistant", "is a doctor")
+    assert qualifiers_differ("owns a house in Leeds", "owned a house in Leeds")
+    assert qualifiers_differ("teaches at a school", "taught at a school")
+    assert not qualifiers_differ("likes hiking", "likes to go hiking on trails near her town")
+    assert qualifiers_differ("has about 20 students", "has exactly 20 students")
+    assert qualifiers_differ("is over 40", "is 40")
+    assert qualifiers_differ("runs at least 5 km a day", "runs at most 5 km a day")
+    assert not qualifiers_differ("has about 20 students", "has 20 students")
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Ana lives in Paris.", "Ana lives near Paris."),
+    ("Ana works in London.", "Ana works outside London."),
+    ("Dev will move to Berlin.", "Dev might move to Berlin."),
+    ("Dev thinks he is sick.", "Dev is sick."),
+    ("Eli has half of the money for the car.", "Eli has all of the money for the car."),
+    ("Fay likes most vegetables.", "Fay likes few vegetables."),
+    ("Ivo lives with his parents.", "Ivo lives without his parents."),
+    ("Jia is a vegetarian.", "Jia is a lapsed vegetarian."),
+    ("Kai owns a house in Leeds.", "Kai owned a house in Leeds."),
+    ("Mo is sure he will get the job.", "Mo doubts he will get the job."),
+    ("Ana owns a bakery.", "Ana co-owns a bakery."),
+    ("Cara goes running if the weather is good.", "Cara goes running."),
+    ("Dan is a doctor.", "Dan is a doctor's assistant."),
+    ("Ema teaches at a school.", "Ema taught at a school."),
+    ("Finn visits his mother on Sundays.", "Finn visits his mother-in-law on Sundays."),
+    ("Gia loves her job.", "Gia loved her job."),
+    ("Gia rents a room from her aunt.", "Gia rents a room to her aunt."),
+    ("Hal sends money to his brother.", "Hal gets money from his brother."),
+    ("Iris lives with her sister.", "Iris lives next to her sister."),
+    ("Kim is moving to Oslo.", "Kim moved to Oslo."),
+    ("Leo has a half-sister.", "Leo has a sister."),
+    ("Mia walks her dog every day.", "Mia walks her neighbour's dog every day."),
+    ("Mia is vegan.", "Mia is mostly vegan."),
+    ("Nils works for his father.", "Nils works with his father."),
+    ("Quinn is an only child.", "Quinn is the only child who stayed in town."),
+    ("Rosa cooks for her family.", "Rosa cooks with her family."),
+    ("Sven earns 50,000 a year.", "Sven earns 50,000 a month."),
+    ("Ola goes to the gym before work.", "Ola goes to the gym after work."),
+    ("Bea has about 20 students.", "Bea has exactly 20 students."),
+    ("Bea is over 40.", "Bea is 40."),
+])
+def test_differently_qualified_facts_are_not_merged(local_embedder, attributes, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b) != "duplicate"

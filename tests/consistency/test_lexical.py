@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from agent_memory.errors import ConfigError
+from agent_memory.reasoners.extractive.claims import parse_claim
+from agent_memory.reasoners.extractive.lexical import compound_differs
 from agent_memory.reasoners.extractive.wordnet import WordNet, find_wordnet
 
 from .conftest import relation
@@ -48,6 +50,8 @@ def test_word_relations(lexicon) -> None:
     ("Priya does not have a dog.", "Priya adopted a puppy called Biscuit."),
     ("Omar has never been to Italy.", "Omar spent a month in Rome."),
     ("Lena is employed.", "Lena is unemployed."),
+    ("Olga works full time at a bank.", "Olga works part time at the bank now."),  # collocation
+    ("Hiro is a junior developer.", "Hiro is a senior developer."),
 ])
 def test_lexical_contradictions(local_embedder, attributes, lexicon, a, b) -> None:
     assert relation(local_embedder, attributes, a, b, lexicon=lexicon) == "contradiction"
@@ -73,6 +77,8 @@ def test_lexical_duplicates(local_embedder, attributes, lexicon, a, b) -> None:
     ("Priya has a dog.", "Priya has a cat."),
     ("Omar visited Tokyo.", "Omar visited Osaka."),
     ("Noor owns a dog.", "Noor owns an animal shelter."),
+    ("Cleo drinks coffee every morning.", "Cleo drinks decaf coffee every morning."),
+    ("Gil speaks fluent French.", "Gil speaks basic French."),  # two adjectives, two values
 ])
 def test_related_words_are_not_merged_when_they_differ(local_embedder, attributes, lexicon,
                                                       a, b) -> None:
@@ -126,3 +132,18 @@ def test_an_index_of_licence_lines_only_reads_as_empty(tmp_path) -> None:
         for name in ("noun", "verb", "adj", "adv"):
             (tmp_path / f"{kind}.{name}").write_bytes(b"  licence text, no newline at the end")
     assert WordNet(tmp_path).lemmas("dog", "n") == []
+
+
+def test_adjectives_of_one_cluster_are_one_value(lexicon) -> None:
+    assert lexicon.similar("big", "huge")  # satellites of one head
+    assert not lexicon.similar("fluent", "basic")
+
+
+def test_a_noun_modifier_names_another_thing(lexicon) -> None:
+    coffee, decaf = (parse_claim(t, "Cleo") for t in ("Cleo drinks coffee.",
+                                                      "Cleo drinks decaf coffee."))
+    vegetarian, strict = (parse_claim(t, "Jia") for t in ("Jia is a vegetarian.",
+                                                          "Jia is a strict vegetarian."))
+    assert compound_differs(coffee, decaf, lexicon)
+    assert not compound_differs(vegetarian, strict, lexicon)  # an adjective only describes
+    assert not compound_differs(coffee, decaf, None)

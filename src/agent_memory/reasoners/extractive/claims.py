@@ -120,6 +120,10 @@ _TIME_OF_DAY = re.compile(r"\s*\b(?:in the (?:morning|afternoon|evening)|at (?:n
                           r"midnight|dawn|dusk|lunchtime))\b", re.IGNORECASE)
 """A time of day ("in the morning", "at night"): like a date or a frequency, it tells when,
 not what."""
+_RELATIVE_TIME = re.compile(r"\s*\b(?:before|after)\s+(?!\w+ing\b)(?:(?:the|a|an|his|her|their|"
+                            r"my|our)\s+)?\w+(?=[.!]?$)", re.IGNORECASE)
+"""A time relative to an event, ending the sentence ("goes to the gym *before work*", "after
+her divorce"): it tells when, so "before work" / "after work" are other times."""
 _PAST_STATE = re.compile(r"^(?:(?:was|were)\s+(?:(?:married|engaged|employed|unemployed|"
                          r"divorced|separated|widowed|based|located|involved|interested)\b|"
                          r"(?!\w+(?:ed|en|wn|ught)\b|born\b|made\b|told\b|sent\b|hit\b|"
@@ -153,6 +157,16 @@ _UNITS = word_set("dollars dollar euros euro pounds years year old aged as from 
 (closed classes) that do not tell two predicates apart ("paid off all her loans" / "has loans")."""
 _ADVERBS = re.compile(r"\b(?:currently|still|also|recently|just|really|already|finally|"
                       r"actually)\s+", re.IGNORECASE)
+
+
+_CONJUNCT = re.compile(
+    r"\s+(?:,\s*)?(?:and(?:\s+then)?|but)\s+(?=(?:now|no longer|never|(?:does|did|is|was|has)"
+    r"(?:\s*n[o']t|\s+not)?|\w+ed)\s)", re.IGNORECASE)
+"""Where a second verb phrase of the same subject begins ("quit her pharmacy job *and now*
+teaches yoga", "runs a dance studio *and no longer* works in banking", "took up running *and
+stopped* smoking"): a conjunction before a negation cue, "now", an auxiliary or a verb in
+``-ed``. A word in ``-s`` may be a plural noun ("has dogs and cats at home"), so it does not
+start a phrase."""
 
 
 @dataclass(frozen=True)
@@ -231,10 +245,17 @@ def stem_term(word: str) -> str:
     return word[:-1] if word.endswith("y") and len(word) > 4 else word
 
 
+_PROGRESSIVE = re.compile(r"^(?:is|are)\s+(\w+ing)\b", re.IGNORECASE)
+_CHANGE_STEMS = frozenset(stem_term(w) for w in _BEGINNING | _ENDING) - {"now"}
+"""Stems of the verbs that begin or end a state: in the progressive ("is moving to Oslo", "is
+quitting her job") they name an arranged change, which has not happened yet."""
+
+
 PRIVATIVE = frozenset(stem_term(w) for w in [
     "former", "formerly", "ex", "non", "retired", "previous", "previously", "erstwhile",
     "onetime", "late", "fake", "false", "mock", "faux", "imitation", "artificial", "pretend",
-    "wannabe", "aspiring", "almost", "nearly"])
+    "wannabe", "aspiring", "almost", "nearly", "lapsed", "would-be", "so-called", "supposed",
+    "alleged", "prospective"])
 """Privative modifiers and approximators (a closed lexical class: "former", "ex-", "non-",
 "retired", "fake", "wannabe", "aspiring", "almost") deny what they modify: "is a former
 smoker" does not restate "is a smoker", though its terms contain the other's; two facts whose
@@ -295,10 +316,11 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     found = _DATE_TAIL.search(text)
     when = " ".join(found.group(0).lower().split()) if found else ""
     text = _DATE_TAIL.sub("", text).strip(" ,")
-    for found in (*_HABITUAL.finditer(text), *_TIME_OF_DAY.finditer(text)):
+    for found in (*_HABITUAL.finditer(text), *_TIME_OF_DAY.finditer(text),
+                  *_RELATIVE_TIME.finditer(text)):
         # how often and at what time of day: two facts at other times may both hold
         when = " ".join(filter(None, [when, " ".join(found.group(0).lower().split())]))
-    text = _TIME_OF_DAY.sub("", _HABITUAL.sub("", text)).strip(" ,")
+    text = _RELATIVE_TIME.sub("", _TIME_OF_DAY.sub("", _HABITUAL.sub("", text))).strip(" ,")
     positive = not _ANYMORE.search(text)
     ended = not positive  # "no longer", "anymore": a state that held has ended
     text = _ANYMORE.sub("", text).strip(" ,")
@@ -313,6 +335,7 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         subject, rest = f"{subject}'s {who.group(1).lower()}", who.group(2)
     rest = _ADVERBS.sub("", rest)
     rest = _CLAUSE.sub("", rest).strip(" ,")
+    rest = _verb_phrases(rest)[0]  # a further verb phrase: conjoined_claims
     rest = _REMAINING.sub("", rest)
     neg = _NEGATION.match(rest)
     if neg:
@@ -333,7 +356,8 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     attitude = rest.split(" ", 1)
     if len(attitude) == 2 and attitude[0].lower() in _LIKING | _DISLIKING:
         positive = positive == (attitude[0].lower() in _LIKING)
-        rest = f"likes {attitude[1]}"
+        past_tense = attitude[0].lower().endswith("ed")  # "loved her job": it may have ended
+        rest = f"{'liked' if past_tense else 'likes'} {attitude[1]}"
     used = _USED_TO.match(rest)
     if used and positive:  # "used to volunteer there": a past habit, no longer held
         positive, ended, rest = False, True, rest[used.end():]
@@ -374,6 +398,36 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         return None
     intention = _IRREALIS.match(rest)
     irrealis = bool(intention) and not intention.group(0).lower().startswith("going")
+    arranged = _PROGRESSIVE.match(rest)
+    if arranged and stem_term(arranged.group(1).lower()) in _CHANGE_STEMS:
+        irrealis = True  # "is moving to Oslo", "is selling her car": arranged, not done
     past = _past_state(rest) and not ended
     return Claim(subject, rest, positive, change, numbers_in(rest), terms_of(rest), when,
                  irrealis, frozenset(content_words(rest, stemmed=False)), past)
+
+
+def _verb_phrases(rest: str) -> list[str]:
+    """The conjoined verb phrases of a predicate; a lone verb sharing the next one's object
+    ("owns and runs a bakery") is not a phrase of its own."""
+    parts = _CONJUNCT.split(rest.strip())
+    return parts if len(parts[0].split()) > 1 else [rest]
+
+
+def conjoined_claims(text: str, subject_hint: str | None = None) -> list[Claim]:
+    """The claims of a fact's further verb phrases ("Amara quit her pharmacy job and now
+    teaches yoga" -> the claim "Amara now teaches yoga"); empty when it has one.
+
+    :func:`parse_claim` reads the first verb phrase and sets the rest aside; these are the
+    rest, each read with the fact's subject.
+    """
+    split = split_subject(clean(text), subject_hint)
+    if split is None:
+        return []
+    subject, rest = split
+    parts = _verb_phrases(rest)
+    out = []
+    for part in parts[1:]:
+        claim = parse_claim(f"{subject} {part.strip()}", subject)
+        if claim is not None and claim.terms:
+            out.append(claim)
+    return out

@@ -17,7 +17,10 @@ predicates before it trusts their cosine:
   debt" / "is out of debt");
 - **other units or ordinals**: "50,000 dollars" / "50,000 euros", "first floor" / "fifth floor"
   are not the same value;
-- **the same time** written two ways ("on 3 March" / "on March 3").
+- **the same time** written two ways ("on 3 March" / "on March 3");
+- **other qualifiers** of the same content words (:func:`qualifiers_differ`): "lives *near*
+  Paris", "rents a room *from* / *to* her aunt", "*will* / *might* move", "*half* / *all* of
+  the money", "is *mostly* vegan", "*thinks* he is sick", "*half-sister*", "owns" / "owned".
 
 Contrast sets and minimal pairs as probes of what a model distinguishes: Gardner et al.,
 "Evaluating Models' Local Decision Boundaries via Contrast Sets", Findings of EMNLP 2020.
@@ -35,7 +38,7 @@ _COUNTED = re.compile(r"(?:\$?\d[\d,]*(?:\.\d+)?|\b(?:no|zero|one|two|three|four
                       r"(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?\s+"
                       r"(?:(?:more|new|young|old|little|small|big|adult)\s+)?([a-z]+)",
                       re.IGNORECASE)
-_TIME_WORD = re.compile(r"[a-z]+|\d+")
+_TOKEN = re.compile(r"[a-z]+|\d+")
 
 
 def minimal_pair(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -86,7 +89,7 @@ def opposite_direction(a: str, b: str) -> bool:
     word of :data:`_UP` and the other of :data:`_DOWN` ("rent went up" / "rent went down"),
     or they open with a copula and opposite particles (:data:`_OPPOSITE_PARTICLES`), their
     content words otherwise the same."""
-    words_a, words_b = set(_TIME_WORD.findall(a.lower())), set(_TIME_WORD.findall(b.lower()))
+    words_a, words_b = set(_TOKEN.findall(a.lower())), set(_TOKEN.findall(b.lower()))
     direction = _UP | _DOWN
     if (words_a & _UP and words_b & _DOWN) or (words_a & _DOWN and words_b & _UP):
         return set(content_words(a)) - direction == set(content_words(b)) - direction
@@ -150,4 +153,168 @@ def measures_differ(a: str, b: str) -> bool:
 
 def same_time(a: str, b: str) -> bool:
     """Whether two time expressions name the same time (same words and numbers, any order)."""
-    return set(_TIME_WORD.findall(a.lower())) == set(_TIME_WORD.findall(b.lower()))
+    return set(_TOKEN.findall(a.lower())) == set(_TOKEN.findall(b.lower()))
+
+
+_RELATIONAL = frozenset({"near", "nearby", "outside", "without", "except", "beyond", "around",
+                         "opposite", "instead"})
+"""Prepositions and adverbs that place a thing relative to another, or exclude it ("lives
+*near* Paris", "lives *without* her parents"): a closed class, present on one side only, they
+change what is claimed though every content word is shared."""
+_PREPOSITIONS = {"in": "in", "at": "in", "on": "in", "inside": "in", "within": "in",
+                 "from": "from", "to": "to", "into": "to", "for": "for", "with": "with",
+                 "without": "without", "near": "near", "next": "near", "beside": "near",
+                 "before": "before", "after": "after", "outside": "outside",
+                 "against": "against", "under": "under", "over": "over"}
+"""Prepositions by the role they give their object; "in", "at", "on" all locate."""
+_OPPOSED_ROLES = frozenset(frozenset(pair) for pair in [
+    ("from", "to"), ("before", "after"), ("with", "without"), ("for", "with"), ("in", "near"),
+    ("in", "outside"), ("with", "near"), ("for", "against"), ("under", "over")])
+"""Roles that place one object in opposed or different relations ("rents a room *from* /
+*to* her aunt", "works *for* / *with* his father", "goes *before* / *after* work"); other
+differences are often rewordings ("grew up *in* Porto" / "is *from* Porto")."""
+_DETERMINERS = frozenset({"a", "an", "the", "his", "her", "their", "my", "our", "its", "this",
+                          "that", "these", "those", "your", "one", "some"})
+_MODALS = frozenset({"will", "would", "might", "may", "could", "can", "should", "must",
+                     "shall", "ought"})
+"""Modal auxiliaries ("will move" / "might move"): how certain or obligatory the claim is."""
+_QUANTIFIERS = frozenset({"all", "most", "many", "much", "some", "few", "half", "several",
+                          "none", "every", "each", "both", "either", "neither"})
+"""Quantifiers ("half of the money" / "all of the money"): different ones, both present, are
+different amounts."""
+_HEDGES = frozenset({"mostly", "partly", "partially", "largely", "mainly", "sometimes",
+                     "occasionally", "rarely", "seldom", "barely", "hardly", "if", "unless",
+                     "whenever", "who", "whom", "whose", "which"})
+"""Hedges, conditions and relative pronouns ("is *mostly* vegan", "goes running *if* the
+weather is good", "is the only child *who* stayed in town"): on one side only, the claim is
+weaker than the other or about something narrower."""
+_PERIODS = re.compile(r"\b(?:a|an|per)\s+(year|month|week|day|night|hour)\b")
+"""The period of a rate ("50,000 a year" / "50,000 a month")."""
+_BOUNDS = {"about": "approx", "around": "approx", "roughly": "approx", "approximately": "approx",
+           "nearly": "approx", "almost": "approx", "exactly": "exact", "precisely": "exact",
+           "over": "above", "more than": "above", "at least": "above", "under": "below",
+           "less than": "below", "fewer than": "below", "at most": "below", "up to": "below"}
+_BOUND = re.compile(r"\b(" + "|".join(sorted(_BOUNDS, key=len, reverse=True))
+                    + r")\s+(?=\$?\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|"
+                    r"twenty|thirty|forty|fifty|hundred)\b)")
+"""Words that bound a number ("*over* 40", "*at least* 5 km", "*exactly* 20"): another bound
+is another value; an approximation against a bare number ("about 20" / "20") is the same."""
+_ATTITUDES = frozenset(stem_term(w) for w in [
+    "thinks", "believes", "suspects", "fears", "doubts", "claims", "says", "said", "guesses",
+    "assumes", "imagines", "worries", "wonders", "supposes", "pretends", "denies", "feels"])
+"""Verbs of belief and report (non-factive: "Dev *thinks* he is sick" does not say he is): on
+one side only, the claim is a belief, not the fact."""
+_IRREGULAR_PAST = {
+    "taught": "teach", "thought": "think", "bought": "buy", "brought": "bring", "wrote": "write",
+    "ran": "run", "ate": "eat", "drank": "drink", "drove": "drive", "rode": "ride",
+    "sang": "sing", "spoke": "speak", "swam": "swim", "sold": "sell", "felt": "feel",
+    "kept": "keep", "met": "meet", "paid": "pay", "saw": "see", "slept": "sleep",
+    "spent": "spend", "stood": "stand", "took": "take", "told": "tell", "won": "win",
+    "wore": "wear", "grew": "grow", "knew": "know", "gave": "give", "began": "begin",
+    "came": "come", "made": "make", "built": "build", "led": "lead", "held": "hold",
+    "sat": "sit", "fought": "fight", "caught": "catch", "chose": "choose", "flew": "fly",
+    "found": "find", "heard": "hear", "left": "leave", "lost": "lose", "sent": "send",
+    "understood": "understand", "went": "go", "did": "do", "had": "have"}
+"""Irregular past forms of verbs that head facts, with their base (a closed class)."""
+_PRESENT_OR_PAST = re.compile(r"^(\w+?)(ed|es|s)$")
+_WOULD_LIKE = re.compile(r"\bwould (?:like|love)\b")
+""""would like to" is a verb of desire ("wants to"), not a modal of the claim."""
+_COMPOUND_WORD = re.compile(r"\b[a-z]+(?:-[a-z]+)+\b")
+_POSSESSOR = re.compile(r"\b([a-z]+)(?:'s|s')\s")
+
+
+def _relates_otherwise(words: list[str], other: set[str]) -> bool:
+    """Whether a predicate places a thing the other predicate also names by a relational
+    word the other lacks ("lives *near* Paris" against "lives in Paris")."""
+    for k, word in enumerate(words):
+        if word in _RELATIONAL and word not in other:
+            following = content_words(" ".join(words[k + 1:]), stemmed=False)
+            if following and following[0] in other:
+                return True
+    return False
+
+
+def _roles(words: list[str]) -> dict[str, str]:
+    """The role each noun gets from the preposition before it (through determiners and one
+    modifier): "rents a room from her aunt" -> ``{"aunt": "from"}``."""
+
+    def before(k: int) -> int:
+        k -= 1
+        while k >= 0 and words[k] in _DETERMINERS:
+            k -= 1
+        return k
+
+    roles: dict[str, str] = {}
+    for k, word in enumerate(words):
+        if word in _PREPOSITIONS or word in _DETERMINERS or word == "to":
+            continue
+        back = before(k)
+        if back >= 0 and words[back] not in _PREPOSITIONS:
+            back = before(back)  # one modifier: "to her *older* brother"
+        if back >= 0 and words[back] in _PREPOSITIONS:
+            roles.setdefault(word, _PREPOSITIONS[words[back]])
+    return roles
+
+
+def _tense(head: str) -> tuple[str, bool] | None:
+    """``(stem, past)`` of a finite verb heading a predicate, or ``None``."""
+    if head in _IRREGULAR_PAST:
+        return stem_term(_IRREGULAR_PAST[head]), True
+    found = _PRESENT_OR_PAST.match(head)
+    return (stem_term(head), found.group(2) == "ed") if found else None
+
+
+def _fused(a: str, other_words: set[str], other: str) -> bool:
+    """Whether ``a`` fuses a word of the other predicate into a compound or a possessor the
+    other lacks: "half-sister" / "sister", "co-owns" / "owns", "doctor's assistant" /
+    "doctor", "her neighbour's dog" / "her dog"."""
+    for compound in _COMPOUND_WORD.findall(a):
+        if compound not in other and set(compound.split("-")) & other_words:
+            return True
+    return any(owner not in _DETERMINERS and not re.search(rf"\b{owner}(?:'s|s')\s", other)
+               for owner in _POSSESSOR.findall(a))
+
+
+def qualifiers_differ(a: str, b: str) -> bool:
+    """Whether two predicates whose content words agree are qualified differently, so they are
+    never duplicates. Embeddings and content words both miss these function words:
+
+    - a relational word on one side only ("lives near Paris" / "lives in Paris"), or another
+      preposition before a shared noun ("rents a room from her aunt" / "to her aunt");
+    - another modal ("will move" / "might move"), another quantifier ("half" / "all"), a
+      hedge or condition on one side only ("mostly vegan", "if the weather is good"), another
+      period of a rate ("a year" / "a month"), another bound on a number ("over 40" / "40",
+      "about 20" / "exactly 20");
+    - a belief verb heading one side only ("thinks he is sick" / "is sick");
+    - a compound or possessor on one side only ("half-sister", "doctor's assistant");
+    - the same head verb in another tense ("owns" / "owned", "teaches" / "taught").
+    """
+    a, b = (_WOULD_LIKE.sub("want", p.lower()).replace("next to", "beside") for p in (a, b))
+    list_a, list_b = _TOKEN.findall(a), _TOKEN.findall(b)
+    words_a, words_b = set(list_a), set(list_b)
+    if _relates_otherwise(list_a, words_b) or _relates_otherwise(list_b, words_a):
+        return True
+    roles_a, roles_b = _roles(list_a), _roles(list_b)
+    if any(frozenset((role, roles_b.get(w, role))) in _OPPOSED_ROLES
+           for w, role in roles_a.items()):
+        return True
+    if (words_a & _MODALS) != (words_b & _MODALS) or (words_a ^ words_b) & _HEDGES:
+        return True
+    quant_a, quant_b = words_a & _QUANTIFIERS, words_b & _QUANTIFIERS
+    period_a, period_b = set(_PERIODS.findall(a)), set(_PERIODS.findall(b))
+    if (quant_a and quant_b and quant_a != quant_b) or (period_a and period_b
+                                                        and period_a != period_b):
+        return True
+    bounds_a = {_BOUNDS[m] for m in _BOUND.findall(a)}
+    bounds_b = {_BOUNDS[m] for m in _BOUND.findall(b)}
+    if bounds_a != bounds_b and not (bounds_a | bounds_b == {"approx"}
+                                     and not (bounds_a and bounds_b)):
+        return True
+    if _fused(a, words_b, b) or _fused(b, words_a, a):
+        return True
+    head_a, head_b = list_a[0] if list_a else "", list_b[0] if list_b else ""
+    if (stem_term(head_a) in _ATTITUDES) != (stem_term(head_b) in _ATTITUDES):
+        return True
+    tense_a, tense_b = _tense(head_a), _tense(head_b)
+    return (tense_a is not None and tense_b is not None and tense_a[0] == tense_b[0]
+            and tense_a[1] != tense_b[1])

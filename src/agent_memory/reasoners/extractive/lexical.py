@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import pairwise
 
-from .claims import PRIVATIVE, Claim, stem_term
+from .claims import PRIVATIVE, Claim, content_words, stem_term
 from .wordnet import Synset, WordNet
 
 SENSES = 2
@@ -136,6 +137,15 @@ class Lexicon:
         keys = {s.key for s in self._synsets(general)}
         return bool(keys) and bool(self._general(specific.lower()) & keys)
 
+    def similar(self, a: str, b: str) -> bool:
+        """Whether adjectives ``a`` and ``b`` share a head in WordNet's adjective clusters
+        (satellites "similar to" one head: "big" / "huge", both near "large")."""
+        synsets_a = tuple(s for s in self._synsets(a) if s.key[0] != "n")
+        synsets_b = tuple(s for s in self._synsets(b) if s.key[0] != "n")
+        heads_a = {s.key for s in synsets_a} | _similar(self.wordnet, synsets_a)
+        heads_b = {s.key for s in synsets_b} | _similar(self.wordnet, synsets_b)
+        return bool(heads_a & heads_b)
+
     def opposite(self, a: str, b: str) -> bool:
         """Whether ``a`` and ``b`` are antonymous adjectives or verbs: a word-to-word antonym
         pointer, or one between the head adjectives the two words' satellites are similar to
@@ -215,9 +225,64 @@ def opposite_claims(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
     are antonyms ("is employed" / "is unemployed", "works full-time" / "works part-time")."""
     if lexicon is None or len(a.terms - b.terms) != 1 or len(b.terms - a.terms) != 1:
         return False
+    only_a = _collocations(a, b.terms)
+    only_b = _collocations(b, a.terms)
+    return any(lexicon.opposite(x, y) for x in only_a for y in only_b)
+
+
+def _collocations(claim: Claim, shared: frozenset[str]) -> list[str]:
+    """The words of ``claim`` whose stems are not in ``shared``, each also joined to the
+    shared word after it by a hyphen, as WordNet spells its collocations ("full time" ->
+    "full-time", which is the antonym of "part-time")."""
+    words = content_words(claim.predicate, stemmed=False)
+    out = []
+    for k, word in enumerate(words):
+        if stem_term(word) in shared:
+            continue
+        out.append(word)
+        if k + 1 < len(words) and stem_term(words[k + 1]) in shared:
+            out.append(f"{word}-{words[k + 1]}")
+    return out
+
+
+def compound_differs(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether one predicate puts a noun modifier before a noun both share ("is the
+    *assistant* manager" / "is the manager", "drinks *decaf* coffee" / "drinks coffee"): a
+    noun compound names another kind of thing, where an adjective only describes it ("a
+    *strict* vegetarian" is still a vegetarian). A word counts as a noun modifier when
+    WordNet knows it as a noun and not as an adjective."""
+    if lexicon is None:
+        return False
+    return _noun_modifier(a, b.terms, lexicon) or _noun_modifier(b, a.terms, lexicon)
+
+
+def other_words(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether two claims differ in one word each, both adjectives to WordNet and not of one
+    sense ("speaks *fluent* French" / "speaks *basic* French", "drives an *electric* car" /
+    "a *diesel* car"): two modifiers of one thing are two values, however close their
+    embeddings. ``False`` without a lexicon."""
+    if lexicon is None or len(a.terms - b.terms) != 1 or len(b.terms - a.terms) != 1:
+        return False
     only_a = [w for w in a.words if stem_term(w) not in b.terms]
     only_b = [w for w in b.words if stem_term(w) not in a.terms]
-    return any(lexicon.opposite(x, y) for x in only_a for y in only_b)
+    if len(only_a) != 1 or len(only_b) != 1 or not a.terms & b.terms:
+        return False
+    x, y = only_a[0], only_b[0]
+    adjectives = all(lexicon.wordnet.lemmas(w, "a") and not lexicon.wordnet.lemmas(w, "v")
+                     for w in (x, y))  # participles ("moved", "relocated") are verbs
+    return adjectives and not lexicon.same(x, y) and not lexicon.similar(x, y)
+
+
+def _noun_modifier(claim: Claim, shared: frozenset[str], lexicon: Lexicon) -> bool:
+    """A word of ``claim`` outside ``shared``, written in lower case right before a word in
+    ``shared``, that WordNet knows only as a noun."""
+    words = claim.predicate.split()
+    return any(
+        word.isalpha() and word.islower() and stem_term(word) in claim.terms - shared
+        and stem_term(after.lower().strip(",.")) in shared
+        and lexicon.wordnet.lemmas(word, "n") and not lexicon.wordnet.lemmas(word, "a")
+        and not lexicon.wordnet.lemmas(word, "v")
+        for word, after in pairwise(words))
 
 
 def open_lexicon(folder: str | None = None) -> Lexicon | None:

@@ -31,6 +31,12 @@ antonyms in a one-word difference a contradiction ("employed" / "unemployed"). F
 compared oldest first, so a later realised fact settles an earlier intention ("plans to sell
 the flat" / "sold the flat", :func:`_fulfils`).
 
+A fact of two verb phrases ("runs a dance studio and no longer works in banking") is also read
+as two claims; either may contradict the other fact, and it is never a duplicate of a fact of
+one verb phrase (merging would keep one text and could lose the second phrase). Two
+claims qualified differently (:func:`.contrast.qualifiers_differ`, or a noun modifier by
+:func:`.lexical.compound_differs`) are never duplicates, whatever their cosine.
+
 Comparing predicates rather than whole sentences matters: the shared subject lifts the cosine
 of any two facts about one person ("Kenji owns his apartment" / "Kenji rents his apartment"
 are 0.938 as sentences, 0.848 as predicates). Duplicate groups are the connected components of
@@ -53,6 +59,7 @@ from .attributes import AttributeIndex, attributes_of, possessive
 from .claims import (
     PRIVATIVE,
     Claim,
+    conjoined_claims,
     content_words,
     intended,
     numbers_in,
@@ -64,10 +71,19 @@ from .contrast import (
     measures_differ,
     minimal_pair,
     opposite_direction,
+    qualifiers_differ,
     same_time,
     swapped_comparison,
 )
-from .lexical import Lexicon, covers, nested_claim, opposite_claims, same_claim
+from .lexical import (
+    Lexicon,
+    compound_differs,
+    covers,
+    nested_claim,
+    opposite_claims,
+    other_words,
+    same_claim,
+)
 
 DUPLICATE_THRESHOLD = 0.9
 """Cosine similarity (all-MiniLM-L6-v2) of whole fact sentences from which two facts that do
@@ -154,7 +170,9 @@ def _fulfils(intention: Claim, outcome: Claim) -> bool:
 def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
            sim: float | None, sentence: float | None = None,
            lexicon: Lexicon | None = None) -> tuple[str | None, str]:
-    """How two claims relate: ``("conflict" | "same" | None, why)``.
+    """How two claims relate: ``("conflict" | "same" | None, why)``. Two claims qualified
+    differently (:func:`.contrast.qualifiers_differ`: "lives near Paris" / "lives in Paris",
+    "owns" / "owned") are never the same.
 
     Args:
         a, b: the claims.
@@ -163,6 +181,16 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         sentence: cosine similarity of the whole fact sentences, or ``None``.
         lexicon: WordNet relations (:mod:`.lexical`), or ``None``.
     """
+    relation, why = _relate(a, b, attr_a, attr_b, sim, sentence, lexicon)
+    if relation == "same" and (qualifiers_differ(a.predicate, b.predicate)
+                               or compound_differs(a, b, lexicon)
+                               or other_words(a, b, lexicon)):
+        return None, ""
+    return relation, why
+
+
+def _relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None, sim: float | None,
+            sentence: float | None, lexicon: Lexicon | None) -> tuple[str | None, str]:
     if a.subject != b.subject:
         return None, ""
     if a.when and b.when and not same_time(a.when, b.when):
@@ -220,7 +248,7 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         return None, ""  # disagreement (or an intention against a fact): never merged
     if lexically_same and a.change == b.change:
         return "same", f"same claim about {a.subject} (same senses)"
-    if a.terms == b.terms and (a.terms or a.numbers):
+    if a.terms == b.terms and (a.terms or a.numbers) and a.change == b.change:
         return "same", f"same claim about {a.subject}"
     if a.numbers and close:
         return "same", f"same claim about {a.subject}"  # "weighs 92 kg" / "weight is 92 kg"
@@ -239,6 +267,27 @@ def relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
     if _paraphrase(a, b, sim, sentence):
         return "same", f"paraphrase about {a.subject}, sentence cosine {sentence:.3f}"
     return None, ""
+
+
+def _conjoined_conflict(rows_i: Sequence[int], rows_j: Sequence[int], swap: bool,
+                        read: Sequence[tuple[int, Claim]], found: Sequence[str | None],
+                        pred_sims: np.ndarray | None,
+                        lexicon: Lexicon | None) -> tuple[str, str] | None:
+    """A conflict between any verb phrase of one fact and any of the other ("Amara works as a
+    pharmacist" / "Amara quit her pharmacy job and now teaches yoga"), or ``None``. Rows index
+    ``read`` (every claim read) and ``found`` (their attributes); ``swap`` puts the second
+    fact first (it is the older)."""
+    for r in rows_i:
+        for q in rows_j:
+            if r == rows_i[0] and q == rows_j[0]:
+                continue  # the first verb phrases: already compared
+            x, y = (q, r) if swap else (r, q)
+            sim = float(pred_sims[x, y]) if pred_sims is not None else None
+            relation, why = relate(read[x][1], read[y][1], found[x], found[y], sim, None,
+                                   lexicon)
+            if relation == "conflict":
+                return relation, why
+    return None
 
 
 def _paraphrase(a: Claim, b: Claim, sim: float | None, sentence: float | None) -> bool:
@@ -289,11 +338,18 @@ def reconcile_facts(
         raise ValueError(f"got {len(vectors)} vectors for {n} facts")
     claims: list[Claim | None] = [parse_claim(f.content, f.subject) for f in facts]
     parsed = [k for k in range(n) if claims[k] is not None]
-    predicates = [claims[k].predicate for k in parsed]  # type: ignore[union-attr]
-    pred_vectors = attributes.embed(predicates) if attributes is not None and parsed else None
+    more = {k: conjoined_claims(facts[k].content, facts[k].subject) for k in parsed}
+    # every claim read: the first verb phrase of each fact, then the further ones
+    read: list[tuple[int, Claim]] = [(k, claims[k]) for k in parsed]  # type: ignore[misc]
+    read += [(k, c) for k in parsed for c in more[k]]
+    predicates = [c.predicate for _, c in read]
+    pred_vectors = attributes.embed(predicates) if attributes is not None and read else None
     found = attributes_of(attributes, predicates, pred_vectors)
-    attr: dict[int, str | None] = dict(zip(parsed, found, strict=True))
+    attr: dict[int, str | None] = dict(zip(parsed, found[:len(parsed)], strict=True))
     row = {k: r for r, k in enumerate(parsed)}
+    extra: dict[int, list[int]] = {}
+    for r in range(len(parsed), len(read)):
+        extra.setdefault(read[r][0], []).append(r)
     pred_sims = pred_vectors @ pred_vectors.T if pred_vectors is not None else None
     details = [_details(f.content) for f in facts]
     sims = vectors @ vectors.T if vectors is not None and n else None
@@ -308,6 +364,13 @@ def reconcile_facts(
                 sim = float(pred_sims[row[i], row[j]]) if pred_sims is not None else None
                 sentence = float(sims[i, j]) if sims is not None else None
                 relation, why = relate(a, b, attr[i], attr[j], sim, sentence, lexicon)
+                if relation != "conflict" and (extra.get(i) or extra.get(j)):
+                    relation, why = _conjoined_conflict(
+                        (row[i], *extra.get(i, [])), (row[j], *extra.get(j, [])),
+                        facts[j].created_at < facts[i].created_at, read, found, pred_sims,
+                        lexicon) or (relation, why)
+                if relation == "same" and len(extra.get(i, ())) != len(extra.get(j, ())):
+                    relation = None  # one says more ("teaches piano and now sings in a band")
                 if relation == "conflict":
                     conflicts.append((i, j, why))
                 elif relation == "same":
