@@ -134,6 +134,24 @@ def test_an_index_of_licence_lines_only_reads_as_empty(tmp_path) -> None:
     assert WordNet(tmp_path).lemmas("dog", "n") == []
 
 
+@pytest.mark.parametrize(("a", "b"), [
+    ("Ana sold her old car.", "Ana drives a new car."),  # another car
+    ("Ana sold her red car.", "Ana drives a blue car."),
+    ("Bo is looking for a new flat.", "Bo lives in a flat."),  # not the new one
+])
+def test_other_things_of_one_kind_do_not_contradict(local_embedder, attributes, lexicon,
+                                                   a, b) -> None:
+    assert relation(local_embedder, attributes, a, b, lexicon=lexicon) != "contradiction"
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Ana owns a red car.", "Ana sold her red car."),
+    ("Bo is looking for a new flat.", "Bo moved into a new flat."),
+])
+def test_the_same_thing_still_contradicts(local_embedder, attributes, lexicon, a, b) -> None:
+    assert relation(local_embedder, attributes, a, b, lexicon=lexicon) == "contradiction"
+
+
 def test_adjectives_of_one_cluster_are_one_value(lexicon) -> None:
     assert lexicon.similar("big", "huge")  # satellites of one head
     assert not lexicon.similar("fluent", "basic")

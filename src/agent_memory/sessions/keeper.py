@@ -336,7 +336,9 @@ class MemoryKeeper:
         sources = turn_sources(chunk)
         described, refused = await ground_summary(c.settings, draft.summary, chunk, None,
                                                   kind="interaction summary", sources=sources)
-        rejected = Counter(record.metadata.get("grounding_rejected", {}))
+        stored = record.metadata.get("grounding_rejected")
+        rejected = Counter({str(k): v for k, v in stored.items() if isinstance(v, int)}
+                           if isinstance(stored, dict) else {})
         rejected["interaction summary"] += refused
         ids = [t.id for t in chunk]
         interaction = Interaction(

@@ -47,6 +47,10 @@ _ENDING = word_set("quit quits quitting stop stops stopped stopping cease ceased
 activity or a membership ("quit", "sold", "lost", "finished", "recovered from", "resigned
 from", "graduated from", "divorced"); the claim denies their object. Without an object
 ("has retired") the verb is the state itself."""
+_COMPLETING = word_set("finished finish finishes completed complete completes graduated "
+                       "graduate graduates")
+"""Terminative verbs of completion: the activity ends in its result ("finished her degree"
+ends the studying, not the having of the degree)."""
 _ENDING_WITH_PARTICLE = word_set("gave give gives giving given paid pay pays broke break breaks "
                                  "drop dropped drops fell fall falls")
 """Verbs that end a state only with a particle ("gave up", "gave ... away", "paid off",
@@ -68,7 +72,8 @@ _IRREALIS = re.compile(r"^(?:(?:is|are)\s+)?(?:plans?|planning|wants?|wanting|ho
                       r"intends?|intending|aims?|aiming|wishes|wish|dreams?|dreaming|"
                       r"considering|considers|thinking about|trying|tries|going|would like|"
                       r"expects?|expecting|looking\s+(?:for|into)|searching\s+for|"
-                      r"learning|thinking\s+of|exploring)\s+(?:to\s+|of\s+)?", re.IGNORECASE)
+                      r"learning|thinking\s+of|exploring|studying(?=\s+to\b)|"
+                      r"training(?=\s+to\b)|will)\s+(?:to\s+|of\s+)?", re.IGNORECASE)
 """Verbs of intention, desire, expectation and of seeking (a closed class of modal and
 conative verbs: "plans to", "hopes to", "is looking for", "is learning to"): what they govern
 has not happened, so an irrealis claim never restates a realised one ("plans to retire" / "has
@@ -120,10 +125,14 @@ _TIME_OF_DAY = re.compile(r"\s*\b(?:in the (?:morning|afternoon|evening)|at (?:n
                           r"midnight|dawn|dusk|lunchtime))\b", re.IGNORECASE)
 """A time of day ("in the morning", "at night"): like a date or a frequency, it tells when,
 not what."""
-_RELATIVE_TIME = re.compile(r"\s*\b(?:before|after)\s+(?!\w+ing\b)(?:(?:the|a|an|his|her|their|"
+_RELATIVE_TIME = re.compile(r"(?<!\blook )(?<!\blooks )(?<!\blooked )(?<!\blooking )"
+                            r"(?<!\btake )(?<!\btakes )(?<!\btook )(?<!\bnamed )(?<!\bran )"
+                            r"(?<!\bruns )(?<!\basked )(?<!\basks )(?<!\bchased )"
+                            r"\b(?:before|after)\s+(?!\w+ing\b)(?:(?:the|a|an|his|her|their|"
                             r"my|our)\s+)?\w+(?=[.!]?$)", re.IGNORECASE)
 """A time relative to an event, ending the sentence ("goes to the gym *before work*", "after
-her divorce"): it tells when, so "before work" / "after work" are other times."""
+her divorce"): it tells when, so "before work" / "after work" are other times. The objects of
+phrasal verbs ("looks after", "takes after", "is named after", "ran after") are not times."""
 _PAST_STATE = re.compile(r"^(?:(?:was|were)\s+(?:(?:married|engaged|employed|unemployed|"
                          r"divorced|separated|widowed|based|located|involved|interested)\b|"
                          r"(?!\w+(?:ed|en|wn|ught)\b|born\b|made\b|told\b|sent\b|hit\b|"
@@ -150,7 +159,8 @@ _REMAINING = re.compile(r"\s+(?:left|remaining|left over)$", re.IGNORECASE)
 """A quantity's remainder ("has no savings left"): not a leaving."""
 _WHO = re.compile(r"^(?:has|have)\s+an?\s+(?:(?:younger|older|little|big|best)\s+)?(\w+)\s+"
                   r"(?:who|that)\s+(.+)$", re.IGNORECASE)
-_UNITS = word_set("dollars dollar euros euro pounds years year old aged as from up by into "
+_AGE = re.compile(r"\b(?:years?|months?)[- ]old\b")
+_UNITS = word_set("dollars dollar euros euro pounds years year aged as from up by into "
                   "out about over off all any anyone anything anybody someone something "
                   "somebody every each himself herself themselves myself yourself")
 """Units of numbers, prepositions, quantifiers/indefinite pronouns and reflexive pronouns
@@ -159,14 +169,23 @@ _ADVERBS = re.compile(r"\b(?:currently|still|also|recently|just|really|already|f
                       r"actually)\s+", re.IGNORECASE)
 
 
+_STARTERS = "|".join(sorted(_ENDING | _ENDING_WITH_PARTICLE | _BEGINNING | _LIKING | _DISLIKING,
+                            key=len, reverse=True))
 _CONJUNCT = re.compile(
-    r"\s+(?:,\s*)?(?:and(?:\s+then)?|but)\s+(?=(?:now|no longer|never|(?:does|did|is|was|has)"
-    r"(?:\s*n[o']t|\s+not)?|\w+ed)\s)", re.IGNORECASE)
+    r"\s*(?:;\s*|,?\s+but\s+|,?\s+and\s+(?:then|also)\s+|,?\s+and\s+(?=(?:now|no longer|never|"
+    r"(?:does|did|is|was|has)(?:\s*n[o']t|\s+not)?|\w{3,}ed|" + _STARTERS + r")\s|"
+    r"\w+s\s+(?:a|an|the|his|her|their|my|our|its)\s))", re.IGNORECASE)
 """Where a second verb phrase of the same subject begins ("quit her pharmacy job *and now*
-teaches yoga", "runs a dance studio *and no longer* works in banking", "took up running *and
-stopped* smoking"): a conjunction before a negation cue, "now", an auxiliary or a verb in
-``-ed``. A word in ``-s`` may be a plural noun ("has dogs and cats at home"), so it does not
-start a phrase."""
+teaches yoga", "runs a dance studio *and no longer* works in banking", "took up yoga *and
+quit* smoking", "loves his job *but* hates his boss", "...; he also runs a blog"): a semicolon,
+"but", or "and" before a negation cue, "now", "also", an auxiliary, a verb in ``-ed``, a verb
+that begins, ends, likes or dislikes, or a word in ``-s`` before a determiner ("and runs *a*
+blog"). Another word in ``-s`` may be a plural noun ("has dogs and cats at home"), so it does
+not start a phrase."""
+_PRONOUN_SUBJECT = re.compile(r"^(?:he|she|they|we|i)\s+", re.IGNORECASE)
+MAX_PHRASES = 3
+"""Verb phrases read per fact (the first and two more): the reconciler compares every phrase
+of one fact with every phrase of the other, so the cost grows with their product."""
 
 
 @dataclass(frozen=True)
@@ -187,6 +206,8 @@ class Claim:
             lexical relations (:mod:`.lexical`).
         past: the predicate is a state in the past tense ("was married to Tom", "had a
             cat"): it may no longer hold, so it never restates the present one.
+        completed: the ending is a completion ("finished her degree", "graduated from
+            college"): the activity ended, and what it earned is held.
     """
 
     subject: str
@@ -199,6 +220,7 @@ class Claim:
     irrealis: bool = False
     words: frozenset[str] = frozenset()
     past: bool = False
+    completed: bool = False
 
 
 def numbers_in(text: str) -> frozenset[str]:
@@ -255,9 +277,13 @@ PRIVATIVE = frozenset(stem_term(w) for w in [
     "former", "formerly", "ex", "non", "retired", "previous", "previously", "erstwhile",
     "onetime", "late", "fake", "false", "mock", "faux", "imitation", "artificial", "pretend",
     "wannabe", "aspiring", "almost", "nearly", "lapsed", "would-be", "so-called", "supposed",
-    "alleged", "prospective"])
+    "alleged", "prospective", "interim", "deputy", "vice", "assistant", "honorary", "emeritus",
+    "apprentice", "toy"])
 """Privative modifiers and approximators (a closed lexical class: "former", "ex-", "non-",
-"retired", "fake", "wannabe", "aspiring", "almost") deny what they modify: "is a former
+"retired", "fake", "wannabe", "aspiring", "almost") deny what they modify, and role modifiers
+("interim", "deputy", "assistant", "honorary", "toy") make another role or thing; words whose
+stem is also a verb's ("acting", "trainee") are left out, since "acts" and "training" would
+match them: "is a former
 smoker" does not restate "is a smoker", though its terms contain the other's; two facts whose
 terms differ by one of them are never duplicates."""
 
@@ -268,6 +294,7 @@ def content_words(predicate: str, stemmed: bool = True) -> list[str]:
     stemmed unless ``stemmed`` is false."""
     text = _REPETITION.sub(" ", _COMPOUND.sub(" ", predicate.lower()))
     amount = _QUANTITY_CHANGE if _NUMBER.search(text) else frozenset()
+    text = _AGE.sub(" ", text)  # "34 years old": a unit; "her old car": an adjective
     words = [w for w in _WORD.findall(_NUMBER.sub(" ", text))
              if w not in _STOP and w not in _LIGHT and w not in _NUMBER_WORDS
              and w not in _UNITS and w not in amount]
@@ -333,9 +360,11 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     who = _WHO.match(rest)
     if who and who.group(1).lower() in _RELATIONS:
         subject, rest = f"{subject}'s {who.group(1).lower()}", who.group(2)
-    rest = _ADVERBS.sub("", rest)
-    rest = _CLAUSE.sub("", rest).strip(" ,")
-    rest = _verb_phrases(rest)[0]  # a further verb phrase: conjoined_claims
+    rest = _ADVERBS.sub("", _verb_phrases(rest)[0])
+    clause = _CLAUSE.sub("", rest).strip(" ,")
+    # a clause is set aside unless only the verb would be left ("is named after her aunt",
+    # "looks after her niece": a bare verb would match anything)
+    rest = clause if len(content_words(clause)) > 1 or clause == rest else rest  # a further verb phrase: conjoined_claims
     rest = _REMAINING.sub("", rest)
     neg = _NEGATION.match(rest)
     if neg:
@@ -379,6 +408,7 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         ends = False  # "fell off her bike" is an accident; only "fell out with" ends
     if ends and not _PARTICLE.sub("", tail).strip():
         ends = False  # "has retired": no object, the verb is the state
+    completed = ends and head in _COMPLETING
     if ends:
         change, positive = "end", False
         obj = _PARTICLE.sub("", tail)
@@ -403,14 +433,16 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         irrealis = True  # "is moving to Oslo", "is selling her car": arranged, not done
     past = _past_state(rest) and not ended
     return Claim(subject, rest, positive, change, numbers_in(rest), terms_of(rest), when,
-                 irrealis, frozenset(content_words(rest, stemmed=False)), past)
+                 irrealis, frozenset(content_words(rest, stemmed=False)), past, completed)
 
 
 def _verb_phrases(rest: str) -> list[str]:
     """The conjoined verb phrases of a predicate; a lone verb sharing the next one's object
     ("owns and runs a bakery") is not a phrase of its own."""
-    parts = _CONJUNCT.split(rest.strip())
-    return parts if len(parts[0].split()) > 1 else [rest]
+    parts = [p for p in _CONJUNCT.split(rest.strip()) if p and p.strip()]
+    if not parts:
+        return [rest]
+    return parts[:MAX_PHRASES] if len(parts[0].split()) > 1 else [rest]
 
 
 def conjoined_claims(text: str, subject_hint: str | None = None) -> list[Claim]:
@@ -427,7 +459,8 @@ def conjoined_claims(text: str, subject_hint: str | None = None) -> list[Claim]:
     parts = _verb_phrases(rest)
     out = []
     for part in parts[1:]:
-        claim = parse_claim(f"{subject} {part.strip()}", subject)
+        part = _PRONOUN_SUBJECT.sub("", part.strip())  # "...; he also runs a blog"
+        claim = parse_claim(f"{subject} {part}", subject)
         if claim is not None and claim.terms:
             out.append(claim)
     return out

@@ -157,48 +157,76 @@ def same_time(a: str, b: str) -> bool:
 
 
 _RELATIONAL = frozenset({"near", "nearby", "outside", "without", "except", "beyond", "around",
-                         "opposite", "instead"})
+                         "opposite", "instead", "north", "south", "east", "west", "across",
+                         "upstairs", "downstairs"})
 """Prepositions and adverbs that place a thing relative to another, or exclude it ("lives
 *near* Paris", "lives *without* her parents"): a closed class, present on one side only, they
 change what is claimed though every content word is shared."""
 _PREPOSITIONS = {"in": "in", "at": "in", "on": "in", "inside": "in", "within": "in",
-                 "from": "from", "to": "to", "into": "to", "for": "for", "with": "with",
-                 "without": "without", "near": "near", "next": "near", "beside": "near",
-                 "before": "before", "after": "after", "outside": "outside",
-                 "against": "against", "under": "under", "over": "over"}
-"""Prepositions by the role they give their object; "in", "at", "on" all locate."""
-_OPPOSED_ROLES = frozenset(frozenset(pair) for pair in [
-    ("from", "to"), ("before", "after"), ("with", "without"), ("for", "with"), ("in", "near"),
-    ("in", "outside"), ("with", "near"), ("for", "against"), ("under", "over")])
-"""Roles that place one object in opposed or different relations ("rents a room *from* /
-*to* her aunt", "works *for* / *with* his father", "goes *before* / *after* work"); other
-differences are often rewordings ("grew up *in* Porto" / "is *from* Porto")."""
+                 "from": "from", "to": "to", "into": "to", "towards": "to", "toward": "to",
+                 "for": "for", "with": "with", "alongside": "with", "without": "without",
+                 "near": "near", "beside": "near", "by": "near", "before": "before",
+                 "after": "after", "outside": "outside", "against": "against",
+                 "under": "under", "below": "under", "beneath": "under", "over": "over",
+                 "above": "over", "behind": "behind", "front": "front", "across": "across",
+                 "north": "north", "south": "south", "east": "east", "west": "west",
+                 "of": "of", "about": "about"}
+"""Prepositions (and the nouns of "in front of", "north of") by the role they give their
+object; "in", "at", "on" all locate."""
+_REWORDED_ROLES = frozenset(frozenset(pair) for pair in [
+    ("in", "from"), ("in", "to"), ("in", "for"), ("in", "of"), ("of", "to"), ("for", "to"),
+    ("of", "about"), ("of", "for"), ("in", "near")])
+"""Pairs of roles that paraphrases swap ("grew up *in* Porto" / "is *from* Porto", "works
+*for* / *at* the council", "a member *of* / belongs *to* a club"); every other pair of roles
+places the object otherwise ("rents a room *from* / *to* her aunt", "works *for* / *with* his
+father", "*before* / *after* work", "*behind* / *in front of* the house"). "Near" against
+"in" is read by the relational check instead, which needs the word on one side only."""
 _DETERMINERS = frozenset({"a", "an", "the", "his", "her", "their", "my", "our", "its", "this",
                           "that", "these", "those", "your", "one", "some"})
-_MODALS = frozenset({"will", "would", "might", "may", "could", "can", "should", "must",
-                     "shall", "ought"})
-"""Modal auxiliaries ("will move" / "might move"): how certain or obligatory the claim is."""
+_MODALS = {"will": "will", "shall": "will", "would": "would", "might": "might", "may": "might",
+           "could": "might", "can": "can", "should": "should", "ought": "should",
+           "must": "must"}
+"""Modal auxiliaries by what they say of the claim ("will move" / "might move": how certain or
+obligatory it is); "might", "may" and "could" say the same."""
 _QUANTIFIERS = frozenset({"all", "most", "many", "much", "some", "few", "half", "several",
-                          "none", "every", "each", "both", "either", "neither"})
+                          "none", "every", "each", "both", "either", "neither", "part"})
 """Quantifiers ("half of the money" / "all of the money"): different ones, both present, are
 different amounts."""
+_PARTITIVES = frozenset({"half", "some", "part", "most", "few", "portion", "quarter", "third",
+                         "share", "stake"})
+"""Quantifiers of a part ("gave *half* her savings", "owns *part* of the restaurant"): on one
+side only, the claim is about less than the whole. A universal on one side ("paid off *all*
+her loans" / "has loans") is no such difference."""
 _HEDGES = frozenset({"mostly", "partly", "partially", "largely", "mainly", "sometimes",
                      "occasionally", "rarely", "seldom", "barely", "hardly", "if", "unless",
-                     "whenever", "who", "whom", "whose", "which"})
+                     "whenever", "when", "who", "whom", "whose", "which", "possibly", "maybe",
+                     "perhaps", "probably", "apparently", "supposedly", "reportedly",
+                     "somewhat", "often", "always", "usually", "frequently", "only", "kind",
+                     "sort"})
 """Hedges, conditions and relative pronouns ("is *mostly* vegan", "goes running *if* the
 weather is good", "is the only child *who* stayed in town"): on one side only, the claim is
 weaker than the other or about something narrower."""
-_PERIODS = re.compile(r"\b(?:a|an|per)\s+(year|month|week|day|night|hour)\b")
+_PERIODS = re.compile(r"\b(?:a|an|per|every|each)\s+(year|month|week|day|night|hour)\b"
+                      r"|\b(year|month|week|day|night|hour)ly\b|\b(annual)ly\b|\b(dai)ly\b")
+_PERIOD_NAMES = {"annual": "year", "dai": "day"}
 """The period of a rate ("50,000 a year" / "50,000 a month")."""
 _BOUNDS = {"about": "approx", "around": "approx", "roughly": "approx", "approximately": "approx",
            "nearly": "approx", "almost": "approx", "exactly": "exact", "precisely": "exact",
            "over": "above", "more than": "above", "at least": "above", "under": "below",
-           "less than": "below", "fewer than": "below", "at most": "below", "up to": "below"}
+           "less than": "below", "fewer than": "below", "at most": "below", "up to": "below",
+           "no more than": "below", "not more than": "below", "no less than": "above",
+           "not less than": "above", "no fewer than": "above", "between": "range"}
 _BOUND = re.compile(r"\b(" + "|".join(sorted(_BOUNDS, key=len, reverse=True))
                     + r")\s+(?=\$?\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|"
                     r"twenty|thirty|forty|fifty|hundred)\b)")
 """Words that bound a number ("*over* 40", "*at least* 5 km", "*exactly* 20"): another bound
 is another value; an approximation against a bare number ("about 20" / "20") is the same."""
+_BELIEF = re.compile(r"\b(?:thinks?|believes?|suspects?|fears?|doubts?|claims?|says?|said|"
+                     r"guess(?:es)?|assumes?|imagines?|worr(?:y|ies)|wonders?|supposes?|feels?|"
+                     r"convinced|sure|certain|worried|afraid|scared|hopeful)\s+(?:that|he|she|"
+                     r"they|it|we|i|there)\b|\b(?:seems?|appears?|pretends?|poses?\s+as)\b")
+"""A belief or pretence anywhere in the predicate ("is convinced she has the flu", "seems
+happy", "poses as a doctor"): the claim is a belief, not the fact."""
 _ATTITUDES = frozenset(stem_term(w) for w in [
     "thinks", "believes", "suspects", "fears", "doubts", "claims", "says", "said", "guesses",
     "assumes", "imagines", "worries", "wonders", "supposes", "pretends", "denies", "feels"])
@@ -220,7 +248,7 @@ _PRESENT_OR_PAST = re.compile(r"^(\w+?)(ed|es|s)$")
 _WOULD_LIKE = re.compile(r"\bwould (?:like|love)\b")
 """"would like to" is a verb of desire ("wants to"), not a modal of the claim."""
 _COMPOUND_WORD = re.compile(r"\b[a-z]+(?:-[a-z]+)+\b")
-_POSSESSOR = re.compile(r"\b([a-z]+)(?:'s|s')\s")
+_POSSESSOR = re.compile(r"\b([a-z]+)(?:'s|s')\s+([a-z]+)")
 
 
 def _relates_otherwise(words: list[str], other: set[str]) -> bool:
@@ -256,12 +284,19 @@ def _roles(words: list[str]) -> dict[str, str]:
     return roles
 
 
-def _tense(head: str) -> tuple[str, bool] | None:
-    """``(stem, past)`` of a finite verb heading a predicate, or ``None``."""
+def _tense(words: list[str]) -> tuple[str, bool] | None:
+    """``(stem, past)`` of the finite verb heading a predicate (a progressive "is dating" is
+    present), or ``None``."""
+    head = words[0] if words else ""
+    if head in ("is", "are", "am") and len(words) > 1 and words[1].endswith("ing"):
+        return stem_term(words[1]), False
     if head in _IRREGULAR_PAST:
         return stem_term(_IRREGULAR_PAST[head]), True
     found = _PRESENT_OR_PAST.match(head)
-    return (stem_term(head), found.group(2) == "ed") if found else None
+    if not found:
+        return None
+    base = re.sub(r"(?:ied|ies)$", "y", head)  # "married" / "marries" -> "marry"
+    return stem_term(base), found.group(2) == "ed"
 
 
 def _fused(a: str, other_words: set[str], other: str) -> bool:
@@ -269,10 +304,42 @@ def _fused(a: str, other_words: set[str], other: str) -> bool:
     other lacks: "half-sister" / "sister", "co-owns" / "owns", "doctor's assistant" /
     "doctor", "her neighbour's dog" / "her dog"."""
     for compound in _COMPOUND_WORD.findall(a):
-        if compound not in other and set(compound.split("-")) & other_words:
+        spaced = compound.replace("-", " ")
+        if (compound not in other and spaced not in other
+                and set(compound.split("-")) & other_words):
             return True
-    return any(owner not in _DETERMINERS and not re.search(rf"\b{owner}(?:'s|s')\s", other)
-               for owner in _POSSESSOR.findall(a))
+    return any(owner not in _DETERMINERS
+               and not re.search(rf"\b{owner}(?:'s|s'|s)?\s+{following}\b", other)
+               and not re.search(rf"\b{owner}(?:'s|s')\s", other)
+               for owner, following in _POSSESSOR.findall(a))
+
+
+_DESIRE = re.compile(r"^(?:is\s+|are\s+)?(?:wants?|hopes?|hoping|wish(?:es)?|dreams?|dreaming|"
+                     r"would like|want|plans?|planning|intends?|intending|aims?|aiming)\b")
+_PURSUIT = re.compile(r"^(?:is\s+|are\s+)?(?:learning|trying|tries|looking\s+for|searching|"
+                      r"studying|training|working on)\b")
+"""Two stages of what is not yet done: desiring it ("wants to learn Spanish") and pursuing it
+("is learning Spanish"). Deliberating ("is considering", "is looking into") is neither."""
+
+
+def _stage(predicate: str) -> str:
+    """``"desire"``, ``"pursuit"`` or ``""`` for a predicate (lower case)."""
+    return "desire" if _DESIRE.match(predicate) else "pursuit" if _PURSUIT.match(predicate) else ""
+
+
+def bounded(predicate: str) -> bool:
+    """Whether a number in ``predicate`` is bounded or a range ("over 40", "between 30 and 40",
+    "about 20"): it is not compared as an exact value."""
+    return bool(_BOUND.search(predicate.lower()))
+
+
+def _periods(predicate: str) -> set[str]:
+    """The periods of the rates in ``predicate`` ("a month", "monthly", "annually")."""
+    out = set()
+    for groups in _PERIODS.findall(predicate):
+        found = next(g for g in groups if g)
+        out.add(_PERIOD_NAMES.get(found, found))
+    return out
 
 
 def qualifiers_differ(a: str, b: str) -> bool:
@@ -289,21 +356,31 @@ def qualifiers_differ(a: str, b: str) -> bool:
     - a compound or possessor on one side only ("half-sister", "doctor's assistant");
     - the same head verb in another tense ("owns" / "owned", "teaches" / "taught").
     """
-    a, b = (_WOULD_LIKE.sub("want", p.lower()).replace("next to", "beside") for p in (a, b))
+    a, b = (_WOULD_LIKE.sub("want", p.lower()).replace("next to", "beside")
+            .replace("close to", "near") for p in (a, b))
     list_a, list_b = _TOKEN.findall(a), _TOKEN.findall(b)
     words_a, words_b = set(list_a), set(list_b)
     if _relates_otherwise(list_a, words_b) or _relates_otherwise(list_b, words_a):
         return True
     roles_a, roles_b = _roles(list_a), _roles(list_b)
-    if any(frozenset((role, roles_b.get(w, role))) in _OPPOSED_ROLES
+    if any(role != roles_b.get(w, role)
+           and frozenset((role, roles_b[w])) not in _REWORDED_ROLES
            for w, role in roles_a.items()):
         return True
-    if (words_a & _MODALS) != (words_b & _MODALS) or (words_a ^ words_b) & _HEDGES:
+    modals_a = {_MODALS[w] for w in words_a & _MODALS.keys()}
+    modals_b = {_MODALS[w] for w in words_b & _MODALS.keys()}
+    if modals_a != modals_b or (words_a ^ words_b) & _HEDGES:
         return True
     quant_a, quant_b = words_a & _QUANTIFIERS, words_b & _QUANTIFIERS
-    period_a, period_b = set(_PERIODS.findall(a)), set(_PERIODS.findall(b))
-    if (quant_a and quant_b and quant_a != quant_b) or (period_a and period_b
-                                                        and period_a != period_b):
+    if (quant_a and quant_b and quant_a != quant_b) or (words_a ^ words_b) & _PARTITIVES:
+        return True
+    stage_a, stage_b = _stage(a), _stage(b)
+    if stage_a and stage_b and stage_a != stage_b:
+        return True  # "wants to learn Spanish" / "is learning Spanish"
+    period_a, period_b = _periods(a), _periods(b)
+    if period_a and period_b and period_a != period_b:
+        return True
+    if bool(_BELIEF.search(a)) != bool(_BELIEF.search(b)):
         return True
     bounds_a = {_BOUNDS[m] for m in _BOUND.findall(a)}
     bounds_b = {_BOUNDS[m] for m in _BOUND.findall(b)}
@@ -315,6 +392,6 @@ def qualifiers_differ(a: str, b: str) -> bool:
     head_a, head_b = list_a[0] if list_a else "", list_b[0] if list_b else ""
     if (stem_term(head_a) in _ATTITUDES) != (stem_term(head_b) in _ATTITUDES):
         return True
-    tense_a, tense_b = _tense(head_a), _tense(head_b)
+    tense_a, tense_b = _tense(list_a), _tense(list_b)
     return (tense_a is not None and tense_b is not None and tense_a[0] == tense_b[0]
             and tense_a[1] != tense_b[1])

@@ -268,9 +268,34 @@ def other_words(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
     if len(only_a) != 1 or len(only_b) != 1 or not a.terms & b.terms:
         return False
     x, y = only_a[0], only_b[0]
-    adjectives = all(lexicon.wordnet.lemmas(w, "a") and not lexicon.wordnet.lemmas(w, "v")
-                     for w in (x, y))  # participles ("moved", "relocated") are verbs
-    return adjectives and not lexicon.same(x, y) and not lexicon.similar(x, y)
+    return (_adjective(x, lexicon) and _adjective(y, lexicon) and not lexicon.same(x, y)
+            and not lexicon.similar(x, y))
+
+
+def other_referent(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether each claim has an adjective the other lacks, of no shared sense or cluster
+    ("sold her *old* car" / "drives a *new* car"): the shared noun names two things, so a
+    denial of one is not a denial of the other. ``False`` without a lexicon."""
+    if lexicon is None:
+        return False
+    only_a = [w for w in a.words if stem_term(w) not in b.terms and _adjective(w, lexicon)]
+    only_b = [w for w in b.words if stem_term(w) not in a.terms and _adjective(w, lexicon)]
+    return any(not lexicon.same(x, y) and not lexicon.similar(x, y)
+               for x in only_a for y in only_b)
+
+
+def unmatched_adjective(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
+    """Whether ``a`` has an adjective that ``b`` does not carry ("a *new* flat" / "a flat"),
+    so ``b`` may be about another thing. ``False`` without a lexicon."""
+    return lexicon is not None and any(
+        stem_term(w) not in b.terms and _adjective(w, lexicon) for w in a.words)
+
+
+def _adjective(word: str, lexicon: Lexicon) -> bool:
+    """An adjective to WordNet and not a verb form: participles ("moved", "applied") are
+    verbs, also where the database lacks the irregular-form lists that map them."""
+    return (bool(lexicon.wordnet.lemmas(word, "a")) and not lexicon.wordnet.lemmas(word, "v")
+            and not word.endswith(("ed", "ing")))
 
 
 def _noun_modifier(claim: Claim, shared: frozenset[str], lexicon: Lexicon) -> bool:

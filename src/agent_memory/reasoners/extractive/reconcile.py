@@ -64,9 +64,11 @@ from .claims import (
     intended,
     numbers_in,
     parse_claim,
+    stem_term,
     terms_of,
 )
 from .contrast import (
+    bounded,
     counts_differ,
     measures_differ,
     minimal_pair,
@@ -81,8 +83,10 @@ from .lexical import (
     covers,
     nested_claim,
     opposite_claims,
+    other_referent,
     other_words,
     same_claim,
+    unmatched_adjective,
 )
 
 DUPLICATE_THRESHOLD = 0.9
@@ -125,6 +129,12 @@ denial is about the same thing."""
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 _NEG = re.compile(r"\b(?:not|never|no longer|no|none|nothing|stopped|quit|anymore)\b|n't\b",
                   re.IGNORECASE)
+_DATED = re.compile(r"\d|\b(?:since|until|ago|last|next|this|early|late|january|february|"
+                    r"march|april|may|june|july|august|september|october|november|december|"
+                    r"spring|summer|autumn|fall|winter)\b")
+"""A ``when`` that dates the claim (as opposed to a time of day, a frequency or a time
+relative to an event)."""
+_HAS = re.compile(r"^(?:has|have|had|holds?|owns?)\b", re.IGNORECASE)
 _VAGUE = re.compile(r"^\s*(?:it|that|this|they|these|those|there)\b", re.IGNORECASE)
 """Facts opening with a pronoun whose referent is unknown are never merged by similarity."""
 
@@ -158,12 +168,17 @@ job*") a later realised claim must carry to settle it ("has retired", "was turne
 summer job")."""
 
 
-def _fulfils(intention: Claim, outcome: Claim) -> bool:
+def _fulfils(intention: Claim, outcome: Claim, lexicon: Lexicon | None = None) -> bool:
     """Whether ``outcome`` (newer, realised) settles ``intention`` (older, irrealis): what was
     planned, hoped or sought has happened or failed, so the intention no longer holds."""
     wanted = intended(intention)
     if not wanted or outcome.when and intention.when:
         return False
+    names = _names(intention)
+    if names and _names(outcome) and not names & _names(outcome):
+        return False  # "plans to visit Japan" / "visited China": another place
+    if unmatched_adjective(intention, outcome, lexicon):
+        return False  # "is looking for a new flat" / "lives in a flat": not the new one
     return len(wanted & outcome.terms) >= OUTCOME_OVERLAP * len(wanted)
 
 
@@ -208,7 +223,17 @@ def _relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None, sim: flo
         aff, den = (a, b) if a.positive else (b, a)
         if den.numbers and den.numbers != aff.numbers:
             return None, ""
-        shared = den.terms & aff.terms
+        if den.completed and _HAS.match(aff.predicate):
+            return None, ""  # "finished her degree" / "has a degree in biology": its result
+        if other_referent(den, aff, lexicon):
+            return None, ""  # "sold her old car" / "drives a new car": another car
+        if den.when and not aff.when and den.change != "end" and not _DATED.search(den.when):
+            return None, ""  # "never drinks coffee after noon" / "drinks coffee" (an ending's
+            # time tells when it ended: "gave up chess after her exams")
+        # a shared term beyond names: "used to live in Paris" / "visited Paris" share a place,
+        # not a predicate
+        shared = (den.terms & aff.terms - {stem_term(n.lower()) for n in _names(den) | _names(aff)}
+                  - _verb(den) - _verb(aff))  # nor only the verb: "lived abroad" / "in Asia"
         if den.terms and (covers(den, aff, lexicon)
                           or (shared and sim is not None and sim >= NEGATION_SIMILARITY)):
             return "conflict", f"{a.subject}: '{aff.predicate}' denied"
@@ -225,6 +250,8 @@ def _relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None, sim: flo
     lexically_same = same_claim(a, b, lexicon)
     same_attribute = attr_a is not None and attr_a == attr_b
     if a.positive and same_attribute:
+        if numbers_differ and (bounded(a.predicate) or bounded(b.predicate)):
+            return None, ""  # "is between 30 and 40" / "is 30": a range holds its value
         value_a, value_b = _values(a, attr_a), _values(b, attr_b)
         agree = (not numbers_differ and not names_differ and "end" not in (a.change, b.change)
                  and a.irrealis == b.irrealis)
@@ -239,10 +266,11 @@ def _relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None, sim: flo
             return "conflict", f"{attr_a} of {a.subject}: '{a.predicate}' vs '{b.predicate}'"
         return None, ""  # close but not close enough to be one value: not sure
     if numbers_differ and a.numbers and b.numbers and a.positive:
-        if a.terms == b.terms and a.terms:
+        if a.terms == b.terms and a.terms and not (bounded(a.predicate)
+                                                   or bounded(b.predicate)):
             return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (numbers)"
         return None, ""
-    if a.irrealis and not b.irrealis and _fulfils(a, b):
+    if a.irrealis and not b.irrealis and _fulfils(a, b, lexicon):
         return "conflict", f"{a.subject}: '{a.predicate}' overtaken by '{b.predicate}'"
     if numbers_differ or names_differ or a.irrealis != b.irrealis:
         return None, ""  # disagreement (or an intention against a fact): never merged
@@ -290,11 +318,38 @@ def _conjoined_conflict(rows_i: Sequence[int], rows_j: Sequence[int], swap: bool
     return None
 
 
+_COORDINATION = re.compile(r"\bbut\b|;")
+
+
+def _same_phrases(rows_i: Sequence[int], rows_j: Sequence[int],
+                  read: Sequence[tuple[int, Claim]], found: Sequence[str | None],
+                  pred_sims: np.ndarray | None, lexicon: Lexicon | None,
+                  text_i: str, text_j: str) -> bool:
+    """Whether two facts whose first verb phrases say the same also agree beyond them: as many
+    contrasts ("but", ";"), and each further verb phrase the same as the other's in turn. A merge keeps one text, so a fact that says more must not be merged into one
+    that says less ("works at a bank" / "works at a bank and runs a blog")."""
+    if len(rows_i) != len(rows_j) or (len(_COORDINATION.findall(text_i))
+                                      != len(_COORDINATION.findall(text_j))):
+        return False
+    for x, y in zip(rows_i, rows_j, strict=True):
+        sim = float(pred_sims[x, y]) if pred_sims is not None else None
+        if relate(read[x][1], read[y][1], found[x], found[y], sim, None, lexicon)[0] != "same":
+            return False
+    return True
+
+
 def _paraphrase(a: Claim, b: Claim, sim: float | None, sentence: float | None) -> bool:
     """Whole sentences at least :data:`SENTENCE_DUPLICATE` apart, predicates at least
     :data:`PARAPHRASE_PREDICATE`, and not a minimal pair (where antonyms hide)."""
     return (sentence is not None and sentence >= SENTENCE_DUPLICATE and sim is not None
             and sim >= PARAPHRASE_PREDICATE and not minimal_pair(a.terms, b.terms))
+
+
+def _verb(claim: Claim) -> frozenset[str]:
+    """The first content word of the predicate as a term, past auxiliaries ("has lived
+    abroad" -> ``{"liv"}``)."""
+    words = content_words(claim.predicate)
+    return frozenset(words[:1])
 
 
 def _head(claim: Claim) -> frozenset[str]:
@@ -369,7 +424,9 @@ def reconcile_facts(
                         (row[i], *extra.get(i, [])), (row[j], *extra.get(j, [])),
                         facts[j].created_at < facts[i].created_at, read, found, pred_sims,
                         lexicon) or (relation, why)
-                if relation == "same" and len(extra.get(i, ())) != len(extra.get(j, ())):
+                if relation == "same" and not _same_phrases(
+                        extra.get(i, []), extra.get(j, []), read, found, pred_sims, lexicon,
+                        facts[i].content, facts[j].content):
                     relation = None  # one says more ("teaches piano and now sings in a band")
                 if relation == "conflict":
                     conflicts.append((i, j, why))

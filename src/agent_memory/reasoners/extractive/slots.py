@@ -164,9 +164,9 @@ def _split_subject(text: str, subject_hint: str | None) -> tuple[str, str] | Non
         rest = subject[-2:] + rest
         subject = subject[:-2]
     while True:
-        poss = re.match(r"^(?:'s|s')\s+(?:(?:younger|older|little|big|best|new|old)\s+)?(\w+)\b(.*)$",
-                        rest)
-        if not poss or poss.group(1).lower() not in _RELATIONS:
+        poss = re.match(r"^(?:'s|s')\s+(?:(?:younger|older|little|big|best|new|old)\s+)?"
+                        r"(\w+(?:-in-law)?)(?![\w-])(.*)$", rest)
+        if not poss or poss.group(1).lower().removesuffix("-in-law") not in _RELATIONS:
             break
         subject = f"{subject}'s {poss.group(1)}"
         rest = poss.group(2)
