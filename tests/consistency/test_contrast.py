@@ -6,6 +6,7 @@ import pytest
 
 from agent_memory.reasoners.extractive.claims import conjoined_claims, numbers_in, parse_claim
 from agent_memory.reasoners.extractive.contrast import (
+    bounds_disagree,
     counts_differ,
     minimal_pair,
     qualifiers_differ,
@@ -239,6 +240,7 @@ def test_qualifiers() -> None:
     ("Ana looks after her niece.", "Ana looks great."),
     ("Ana is named after her grandmother.", "Ana is named Rose."),
     ("Ana is studying to become a nurse.", "Ana is a nurse."),
+    ("Ana's shop is next to the station.", "Ana's shop is at the station."),
 ])
 def test_differently_qualified_facts_are_not_merged(local_embedder, attributes, a, b) -> None:
     assert relation(local_embedder, attributes, a, b) != "duplicate"
@@ -264,3 +266,27 @@ def test_compatible_facts_are_not_contradictions(local_embedder, attributes, a, 
 ])
 def test_their_near_neighbours_still_are(local_embedder, attributes, a, b) -> None:
     assert relation(local_embedder, attributes, a, b) == "contradiction"
+
+
+def test_bounded_numbers_are_compared_as_intervals(local_embedder, attributes) -> None:
+    assert bounds_disagree("is over 40", "is 25") is True
+    assert bounds_disagree("is between 30 and 40", "is 35") is False
+    assert bounds_disagree("is 30", "is 40") is None  # neither bounded: compared as values
+    assert bounds_disagree("is about 40", "is 25") is None  # an approximation is no bound
+    for a, b, expected in [("Ana is over 40.", "Ana is 25.", "contradiction"),
+                           ("Ana is between 30 and 40.", "Ana is 55.", "contradiction"),
+                           ("Ana is over 40.", "Ana is 45.", "unrelated")]:
+        assert relation(local_embedder, attributes, a, b) == expected
+
+
+def test_a_completion_ends_what_it_does_not_earn(local_embedder, attributes) -> None:
+    assert relation(local_embedder, attributes, "Ana has a contract with the bank.",
+                    "Ana finished her contract with the bank.") == "contradiction"
+    assert relation(local_embedder, attributes, "Ana has a degree in law.",
+                    "Ana finished her law degree.") != "contradiction"
+
+
+def test_phrases_past_the_third_are_kept_in_it(local_embedder, attributes) -> None:
+    assert relation(local_embedder, attributes, "Ravi smokes.",
+                    "Ravi reads a lot and paints and cooks and also quit smoking.") \
+        == "contradiction"

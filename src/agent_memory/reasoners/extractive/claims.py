@@ -440,9 +440,11 @@ def _verb_phrases(rest: str) -> list[str]:
     """The conjoined verb phrases of a predicate; a lone verb sharing the next one's object
     ("owns and runs a bakery") is not a phrase of its own."""
     parts = [p for p in _CONJUNCT.split(rest.strip()) if p and p.strip()]
-    if not parts:
+    if not parts or len(parts[0].split()) < 2:
         return [rest]
-    return parts[:MAX_PHRASES] if len(parts[0].split()) > 1 else [rest]
+    if len(parts) > MAX_PHRASES:  # the rest stays in the last phrase, not dropped
+        parts = [*parts[:MAX_PHRASES - 1], " and ".join(parts[MAX_PHRASES - 1:])]
+    return parts
 
 
 def conjoined_claims(text: str, subject_hint: str | None = None) -> list[Claim]:

@@ -158,14 +158,14 @@ def same_time(a: str, b: str) -> bool:
 
 _RELATIONAL = frozenset({"near", "nearby", "outside", "without", "except", "beyond", "around",
                          "opposite", "instead", "north", "south", "east", "west", "across",
-                         "upstairs", "downstairs"})
+                         "upstairs", "downstairs", "beside"})
 """Prepositions and adverbs that place a thing relative to another, or exclude it ("lives
 *near* Paris", "lives *without* her parents"): a closed class, present on one side only, they
 change what is claimed though every content word is shared."""
 _PREPOSITIONS = {"in": "in", "at": "in", "on": "in", "inside": "in", "within": "in",
                  "from": "from", "to": "to", "into": "to", "towards": "to", "toward": "to",
                  "for": "for", "with": "with", "alongside": "with", "without": "without",
-                 "near": "near", "beside": "near", "by": "near", "before": "before",
+                 "near": "near", "beside": "near", "before": "before",
                  "after": "after", "outside": "outside", "against": "against",
                  "under": "under", "below": "under", "beneath": "under", "over": "over",
                  "above": "over", "behind": "behind", "front": "front", "across": "across",
@@ -325,6 +325,38 @@ _PURSUIT = re.compile(r"^(?:is\s+|are\s+)?(?:learning|trying|tries|looking\s+for
 def _stage(predicate: str) -> str:
     """``"desire"``, ``"pursuit"`` or ``""`` for a predicate (lower case)."""
     return "desire" if _DESIRE.match(predicate) else "pursuit" if _PURSUIT.match(predicate) else ""
+
+
+def _interval(predicate: str) -> tuple[float, float] | None:
+    """The values a predicate's one number (or range) allows: ``(lo, hi)``; ``None`` when it
+    has no number, several, or an approximate one."""
+    text = predicate.lower()
+    values = sorted(float(n) for n in numbers_in(text))
+    kinds = {_BOUNDS[m] for m in _BOUND.findall(text)}
+    if not values or "approx" in kinds or len(kinds) > 1:
+        return None
+    if kinds == {"range"} and len(values) == 2:
+        return values[0], values[1]
+    if len(values) != 1:
+        return None
+    value = values[0]
+    if kinds == {"above"}:
+        return value, float("inf")
+    if kinds == {"below"}:
+        return float("-inf"), value
+    return value, value
+
+
+def bounds_disagree(a: str, b: str) -> bool | None:
+    """For two predicates of which one bounds its number ("is over 40", "between 30 and 40"):
+    ``True`` when no value satisfies both ("over 40" / "25"), ``False`` when one may ("over
+    40" / "45"), ``None`` when neither is bounded or a number cannot be read."""
+    if not (bounded(a) or bounded(b)):
+        return None
+    range_a, range_b = _interval(a), _interval(b)
+    if range_a is None or range_b is None:
+        return None
+    return range_a[1] < range_b[0] or range_b[1] < range_a[0]
 
 
 def bounded(predicate: str) -> bool:

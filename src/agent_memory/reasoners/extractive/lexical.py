@@ -64,6 +64,7 @@ class Lexicon:
         self._general = lru_cache(maxsize=65536)(self._closure)
         self._forms = lru_cache(maxsize=65536)(self._base_forms)  # type: ignore[method-assign]
         self._firsts = lru_cache(maxsize=65536)(self._first_senses)  # type: ignore[method-assign]
+        self.adjective = lru_cache(maxsize=65536)(self._adjective)  # cached :meth:`_adjective`
 
     def _find(self, word: str) -> tuple[Synset, ...]:
         word = word.lower().replace(" ", "_")
@@ -136,6 +137,12 @@ class Lexicon:
         ``general`` ("puppy" -> "dog", "Tokyo" -> "Japan")."""
         keys = {s.key for s in self._synsets(general)}
         return bool(keys) and bool(self._general(specific.lower()) & keys)
+
+    def _adjective(self, word: str) -> bool:
+        """Whether ``word`` is an adjective and no verb form (participles such as "moved" or
+        "applied" are verbs, also where the database lacks its irregular-form lists)."""
+        return (bool(self.wordnet.lemmas(word, "a")) and not self.wordnet.lemmas(word, "v")
+                and not word.endswith(("ed", "ing")))
 
     def similar(self, a: str, b: str) -> bool:
         """Whether adjectives ``a`` and ``b`` share a head in WordNet's adjective clusters
@@ -294,8 +301,7 @@ def unmatched_adjective(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
 def _adjective(word: str, lexicon: Lexicon) -> bool:
     """An adjective to WordNet and not a verb form: participles ("moved", "applied") are
     verbs, also where the database lacks the irregular-form lists that map them."""
-    return (bool(lexicon.wordnet.lemmas(word, "a")) and not lexicon.wordnet.lemmas(word, "v")
-            and not word.endswith(("ed", "ing")))
+    return lexicon.adjective(word)
 
 
 def _noun_modifier(claim: Claim, shared: frozenset[str], lexicon: Lexicon) -> bool:

@@ -69,6 +69,7 @@ from .claims import (
 )
 from .contrast import (
     bounded,
+    bounds_disagree,
     counts_differ,
     measures_differ,
     minimal_pair,
@@ -134,6 +135,11 @@ _DATED = re.compile(r"\d|\b(?:since|until|ago|last|next|this|early|late|january|
                     r"spring|summer|autumn|fall|winter)\b")
 """A ``when`` that dates the claim (as opposed to a time of day, a frequency or a time
 relative to an event)."""
+_RESULTS = frozenset(stem_term(w) for w in (
+    "degree", "diploma", "certificate", "qualification", "licence", "license", "doctorate",
+    "phd", "masters", "bachelors", "title", "medal", "award"))
+"""What a completion earns and keeps ("finished her degree" / "has a degree"); a completed
+contract or treatment is over."""
 _HAS = re.compile(r"^(?:has|have|had|holds?|owns?)\b", re.IGNORECASE)
 _VAGUE = re.compile(r"^\s*(?:it|that|this|they|these|those|there)\b", re.IGNORECASE)
 """Facts opening with a pronoun whose referent is unknown are never merged by similarity."""
@@ -223,7 +229,7 @@ def _relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None, sim: flo
         aff, den = (a, b) if a.positive else (b, a)
         if den.numbers and den.numbers != aff.numbers:
             return None, ""
-        if den.completed and _HAS.match(aff.predicate):
+        if den.completed and _HAS.match(aff.predicate) and aff.terms & _RESULTS:
             return None, ""  # "finished her degree" / "has a degree in biology": its result
         if other_referent(den, aff, lexicon):
             return None, ""  # "sold her old car" / "drives a new car": another car
@@ -249,7 +255,10 @@ def _relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None, sim: flo
     numbers_differ = a.numbers != b.numbers
     lexically_same = same_claim(a, b, lexicon)
     same_attribute = attr_a is not None and attr_a == attr_b
+    bounds = bounds_disagree(a.predicate, b.predicate) if numbers_differ else None
     if a.positive and same_attribute:
+        if bounds:
+            return "conflict", f"{attr_a} of {a.subject}: '{a.predicate}' vs '{b.predicate}'"
         if numbers_differ and (bounded(a.predicate) or bounded(b.predicate)):
             return None, ""  # "is between 30 and 40" / "is 30": a range holds its value
         value_a, value_b = _values(a, attr_a), _values(b, attr_b)
@@ -266,8 +275,8 @@ def _relate(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None, sim: flo
             return "conflict", f"{attr_a} of {a.subject}: '{a.predicate}' vs '{b.predicate}'"
         return None, ""  # close but not close enough to be one value: not sure
     if numbers_differ and a.numbers and b.numbers and a.positive:
-        if a.terms == b.terms and a.terms and not (bounded(a.predicate)
-                                                   or bounded(b.predicate)):
+        if a.terms == b.terms and a.terms and (bounds or not (bounded(a.predicate)
+                                                              or bounded(b.predicate))):
             return "conflict", f"{a.subject}: '{a.predicate}' vs '{b.predicate}' (numbers)"
         return None, ""
     if a.irrealis and not b.irrealis and _fulfils(a, b, lexicon):
@@ -309,6 +318,9 @@ def _conjoined_conflict(rows_i: Sequence[int], rows_j: Sequence[int], swap: bool
         for q in rows_j:
             if r == rows_i[0] and q == rows_j[0]:
                 continue  # the first verb phrases: already compared
+            if not read[r][1].terms & read[q][1].terms and (found[r] is None
+                                                            or found[r] != found[q]):
+                continue  # nothing shared, no common attribute: nothing to contradict
             x, y = (q, r) if swap else (r, q)
             sim = float(pred_sims[x, y]) if pred_sims is not None else None
             relation, why = relate(read[x][1], read[y][1], found[x], found[y], sim, None,
