@@ -50,6 +50,14 @@ async def test_duplicates_merge_into_one_fact_with_union_evidence(memory) -> Non
     assert await active_texts(memory) == {"Ana resides in Lisbon.", other.content}
 
 
+async def test_a_merge_keeps_the_text_that_holds_every_detail(memory) -> None:
+    await put(memory, fact("Ana has a cat and a dog.", 1, confidence=0.7),
+              fact("Ana has a cat.", 2, confidence=0.9))
+    result = await memory.reconcile_memories("ana")
+    assert result.merged == 2
+    assert await active_texts(memory) == {"Ana has a cat and a dog."}  # not the shorter one
+
+
 async def test_contradiction_newer_wins_and_loser_records_why(memory) -> None:
     old, new = await put(memory, fact("Ana lives in Boston.", 1), fact("Ana lives in Porto.", 9))
     result = await memory.reconcile_memories("ana")

@@ -42,8 +42,9 @@ of any two facts about one person ("Kenji owns his apartment" / "Kenji rents his
 are 0.938 as sentences, 0.848 as predicates). Duplicate groups are the connected components of
 the duplicate relation; a component that holds a contradicting pair is not merged. Wrongly
 retiring or merging a fact is worse than missing one, so every rule errs towards "not sure".
-The merged text of a group is its most trustworthy member's text (highest confidence, then
-newest, then longest), so nothing is invented.
+The merged text of a group is one member's text, so nothing is invented: a member that holds
+every other member's words when there is one (so no detail is lost), then the most
+trustworthy (highest confidence, then newest, then longest).
 """
 
 from __future__ import annotations
@@ -452,7 +453,8 @@ def reconcile_facts(
             ):
                 same.append((i, j, f"cosine {sims[i, j]:.3f}, same numbers, names and negation"))
     return ReconcileDecision(
-        duplicates=_groups(facts, same, conflicts),
+        duplicates=_groups(facts, same, conflicts,
+                           [terms_of(f.content) | numbers_in(f.content) for f in facts]),
         contradictions=[
             Contradiction(first_id=facts[i].id, second_id=facts[j].id, rationale=why)
             for i, j, why in conflicts
@@ -461,8 +463,12 @@ def reconcile_facts(
 
 
 def _groups(facts: Sequence[Fact], same: list[tuple[int, int, str]],
-            conflicts: list[tuple[int, int, str]]) -> list[DuplicateGroup]:
-    """Connected components of the duplicate relation, minus those holding a conflict."""
+            conflicts: list[tuple[int, int, str]],
+            words: Sequence[frozenset[str]]) -> list[DuplicateGroup]:
+    """Connected components of the duplicate relation, minus those holding a conflict. The
+    merged text is a member whose ``words`` (stemmed content words and numbers) hold every
+    other member's, so no detail is lost ("has a cat and a dog" over "has a cat"); among
+    those, or when none does, the most trustworthy (:func:`_rank`)."""
     parent = list(range(len(facts)))
 
     def root(x: int) -> int:
@@ -484,7 +490,8 @@ def _groups(facts: Sequence[Fact], same: list[tuple[int, int, str]],
     for key, idx in members.items():
         if len(idx) < 2 or key in blocked:
             continue
-        best = max(idx, key=lambda k: _rank(facts[k]))
+        union = frozenset().union(*(words[k] for k in idx))
+        best = max(idx, key=lambda k: (words[k] >= union, *_rank(facts[k])))
         groups.append(DuplicateGroup(
             fact_ids=[facts[k].id for k in idx],
             merged_text=facts[best].content,
