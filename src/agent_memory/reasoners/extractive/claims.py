@@ -360,11 +360,11 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     who = _WHO.match(rest)
     if who and who.group(1).lower() in _RELATIONS:
         subject, rest = f"{subject}'s {who.group(1).lower()}", who.group(2)
-    rest = _ADVERBS.sub("", _verb_phrases(rest)[0])
+    rest = _ADVERBS.sub("", _verb_phrases(rest)[0])  # further verb phrases: conjoined_claims
     clause = _CLAUSE.sub("", rest).strip(" ,")
     # a clause is set aside unless only the verb would be left ("is named after her aunt",
     # "looks after her niece": a bare verb would match anything)
-    rest = clause if len(content_words(clause)) > 1 or clause == rest else rest  # a further verb phrase: conjoined_claims
+    rest = clause if len(content_words(clause)) > 1 or clause == rest else rest
     rest = _REMAINING.sub("", rest)
     neg = _NEGATION.match(rest)
     if neg:

@@ -208,8 +208,8 @@ weather is good", "is the only child *who* stayed in town"): on one side only, t
 weaker than the other or about something narrower."""
 _PERIODS = re.compile(r"\b(?:a|an|per|every|each)\s+(year|month|week|day|night|hour)\b"
                       r"|\b(year|month|week|day|night|hour)ly\b|\b(annual)ly\b|\b(dai)ly\b")
+"""The period of a rate ("50,000 a year" / "50,000 a month" / "monthly")."""
 _PERIOD_NAMES = {"annual": "year", "dai": "day"}
-"""The period of a rate ("50,000 a year" / "50,000 a month")."""
 _BOUNDS = {"about": "approx", "around": "approx", "roughly": "approx", "approximately": "approx",
            "nearly": "approx", "almost": "approx", "exactly": "exact", "precisely": "exact",
            "over": "above", "more than": "above", "at least": "above", "under": "below",
@@ -332,7 +332,7 @@ def _interval(predicate: str) -> tuple[float, float] | None:
     has no number, several, or an approximate one."""
     text = predicate.lower()
     values = sorted(float(n) for n in numbers_in(text))
-    kinds = {_BOUNDS[m] for m in _BOUND.findall(text)}
+    kinds = _bound_kinds(text)
     if not values or "approx" in kinds or len(kinds) > 1:
         return None
     if kinds == {"range"} and len(values) == 2:
@@ -357,6 +357,12 @@ def bounds_disagree(a: str, b: str) -> bool | None:
     if range_a is None or range_b is None:
         return None
     return range_a[1] < range_b[0] or range_b[1] < range_a[0]
+
+
+def _bound_kinds(text: str) -> set[str]:
+    """The kinds of bound on the numbers of lower-cased ``text``: ``"approx"``, ``"exact"``,
+    ``"above"``, ``"below"``, ``"range"``."""
+    return {_BOUNDS[m] for m in _BOUND.findall(text)}
 
 
 def bounded(predicate: str) -> bool:
@@ -414,8 +420,7 @@ def qualifiers_differ(a: str, b: str) -> bool:
         return True
     if bool(_BELIEF.search(a)) != bool(_BELIEF.search(b)):
         return True
-    bounds_a = {_BOUNDS[m] for m in _BOUND.findall(a)}
-    bounds_b = {_BOUNDS[m] for m in _BOUND.findall(b)}
+    bounds_a, bounds_b = _bound_kinds(a), _bound_kinds(b)
     if bounds_a != bounds_b and not (bounds_a | bounds_b == {"approx"}
                                      and not (bounds_a and bounds_b)):
         return True

@@ -275,7 +275,7 @@ def other_words(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
     if len(only_a) != 1 or len(only_b) != 1 or not a.terms & b.terms:
         return False
     x, y = only_a[0], only_b[0]
-    return (_adjective(x, lexicon) and _adjective(y, lexicon) and not lexicon.same(x, y)
+    return (lexicon.adjective(x) and lexicon.adjective(y) and not lexicon.same(x, y)
             and not lexicon.similar(x, y))
 
 
@@ -285,8 +285,8 @@ def other_referent(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
     denial of one is not a denial of the other. ``False`` without a lexicon."""
     if lexicon is None:
         return False
-    only_a = [w for w in a.words if stem_term(w) not in b.terms and _adjective(w, lexicon)]
-    only_b = [w for w in b.words if stem_term(w) not in a.terms and _adjective(w, lexicon)]
+    only_a = [w for w in a.words if stem_term(w) not in b.terms and lexicon.adjective(w)]
+    only_b = [w for w in b.words if stem_term(w) not in a.terms and lexicon.adjective(w)]
     return any(not lexicon.same(x, y) and not lexicon.similar(x, y)
                for x in only_a for y in only_b)
 
@@ -295,13 +295,7 @@ def unmatched_adjective(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
     """Whether ``a`` has an adjective that ``b`` does not carry ("a *new* flat" / "a flat"),
     so ``b`` may be about another thing. ``False`` without a lexicon."""
     return lexicon is not None and any(
-        stem_term(w) not in b.terms and _adjective(w, lexicon) for w in a.words)
-
-
-def _adjective(word: str, lexicon: Lexicon) -> bool:
-    """An adjective to WordNet and not a verb form: participles ("moved", "applied") are
-    verbs, also where the database lacks the irregular-form lists that map them."""
-    return lexicon.adjective(word)
+        stem_term(w) not in b.terms and lexicon.adjective(w) for w in a.words)
 
 
 def _noun_modifier(claim: Claim, shared: frozenset[str], lexicon: Lexicon) -> bool:

@@ -32,8 +32,8 @@ compared oldest first, so a later realised fact settles an earlier intention ("p
 the flat" / "sold the flat", :func:`_fulfils`).
 
 A fact of two verb phrases ("runs a dance studio and no longer works in banking") is also read
-as two claims; either may contradict the other fact, and it is never a duplicate of a fact of
-one verb phrase (merging would keep one text and could lose the second phrase). Two
+as two claims; either may contradict the other fact, and two facts are duplicates only when
+their verb phrases agree one by one (merging keeps one text, which must lose no phrase). Two
 claims qualified differently (:func:`.contrast.qualifiers_differ`, or a noun modifier by
 :func:`.lexical.compound_differs`) are never duplicates, whatever their cosine.
 
@@ -175,7 +175,7 @@ job*") a later realised claim must carry to settle it ("has retired", "was turne
 summer job")."""
 
 
-def _fulfils(intention: Claim, outcome: Claim, lexicon: Lexicon | None = None) -> bool:
+def _fulfils(intention: Claim, outcome: Claim, lexicon: Lexicon | None) -> bool:
     """Whether ``outcome`` (newer, realised) settles ``intention`` (older, irrealis): what was
     planned, hoped or sought has happened or failed, so the intention no longer holds."""
     wanted = intended(intention)
@@ -339,8 +339,9 @@ def _same_phrases(rows_i: Sequence[int], rows_j: Sequence[int],
                   pred_sims: np.ndarray | None, lexicon: Lexicon | None,
                   text_i: str, text_j: str) -> bool:
     """Whether two facts whose first verb phrases say the same also agree beyond them: as many
-    contrasts ("but", ";"), and each further verb phrase the same as the other's in turn. A merge keeps one text, so a fact that says more must not be merged into one
-    that says less ("works at a bank" / "works at a bank and runs a blog")."""
+    contrasts ("but", ";"), and each further verb phrase the same as the other's in turn. A
+    merge keeps one text, so a fact that says more must not be merged into one that says less
+    ("works at a bank" / "works at a bank and runs a blog")."""
     if len(rows_i) != len(rows_j) or (len(_COORDINATION.findall(text_i))
                                       != len(_COORDINATION.findall(text_j))):
         return False
