@@ -8,27 +8,29 @@ reported as a contradicting pair, else ``unrelated``. Precision and recall are c
 class, and "disagreeing pairs merged" counts contradictions predicted ``duplicate`` (a merge
 that loses one of two facts that disagree; it must be 0).
 
-``data/reconcile_pairs.jsonl`` (the default) was written with the slot rules, so its figures
-are in-sample. ``data/reconcile_pairs_v2.jsonl`` was written independently and carries a
-``split`` field: tune rules on ``tune``, judge them on ``heldout``. The bars on the held-out
-half: contradiction precision >= 0.9 and recall >= 0.6, duplicate precision >= 0.9 and recall
->= 0.7, no disagreeing pair merged.
+Pairs are read with :mod:`agent_memory.eval.reconcile_pairs`: every pair gets a split by
+person (``train``, ``tune``, ``heldout``, ``check`` for the check set's persons, ``locomo`` for
+the LoCoMo-referenced pairs, whose text is rebuilt from ``../shared/datasets`` and omitted when
+it is absent). ``--pairs written`` scores every written set together. Fit and tune on
+``train`` / ``tune``, judge on ``heldout``. The bars on the held-out split: contradiction
+precision >= 0.9 and recall >= 0.6, duplicate precision >= 0.9 and recall >= 0.7 (0.6 in
+issue 20), no disagreeing pair merged.
 
 Usage::
 
-    python bench/reconcile_quality.py [--pairs PATH] [--split tune|heldout|all]
+    python bench/reconcile_quality.py [--pairs PATH|written] [--split SPLIT|all]
                                       [--threshold 0.9] [--errors]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
 from agent_memory.embedders.local import LocalEmbedder
+from agent_memory.eval.reconcile_pairs import SPLITS, load_pairs, written_pairs
 from agent_memory.models import Fact
 from agent_memory.reasoners.extractive.attributes import AttributeIndex
 from agent_memory.reasoners.extractive.lexical import Lexicon, open_lexicon
@@ -38,14 +40,15 @@ ROOT = Path(__file__).resolve().parents[1]
 PAIRS = ROOT / "data" / "reconcile_pairs.jsonl"
 PAIRS_V2 = ROOT / "data" / "reconcile_pairs_v2.jsonl"
 LABELS = ("duplicate", "contradiction", "unrelated")
-SPLITS = ("tune", "heldout")
 BARS = {("contradiction", "precision"): 0.9, ("contradiction", "recall"): 0.6,
         ("duplicate", "precision"): 0.9, ("duplicate", "recall"): 0.7}
 
 
-def load(path: Path) -> list[dict]:
-    """The labelled pairs, one dict per JSON line."""
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def load(path: Path | str) -> list[dict]:
+    """The labelled pairs of ``path`` (or of every written set for ``"written"``) as dicts
+    (:class:`~agent_memory.eval.reconcile_pairs.LabelledPair` fields, with ``split``)."""
+    pairs = written_pairs() if str(path) == "written" else load_pairs(path)
+    return [p.model_dump(mode="json") for p in pairs]
 
 
 def fact(fid: str, side: dict) -> Fact:
@@ -124,10 +127,12 @@ def bars_met(figures: dict) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=Path, default=PAIRS,
-                        help=f"labelled pairs (JSON lines); the independent set is {PAIRS_V2}")
+                        help=f"labelled pairs (JSON lines), e.g. {PAIRS_V2}; 'written' for every "
+                             "written set")
     parser.add_argument("--split", choices=(*SPLITS, "all"), default="all",
-                        help="which half of a split file to score; 'all' reports each half "
-                             "and the whole")
+                        help="which split to score (by person; see "
+                             "agent_memory.eval.reconcile_pairs); 'all' reports each split "
+                             "present and the whole")
     parser.add_argument("--threshold", type=float, default=DUPLICATE_THRESHOLD,
                         help="cosine threshold for slot-less duplicates")
     parser.add_argument("--errors", action="store_true", help="list the misclassified pairs")
@@ -137,17 +142,15 @@ def main() -> None:
     args = parser.parse_args()
     lexicon = None if args.wordnet == "none" else open_lexicon(args.wordnet)
     pairs = load(args.pairs)
-    has_split = all("split" in p for p in pairs)
-    if args.split != "all" and not has_split:
-        parser.error(f"{args.pairs} has no split field; use --split all")
     if args.split != "all":
         pairs = [p for p in pairs if p["split"] == args.split]
     predicted = predict(pairs, args.threshold, lexicon)
     groups = [(args.split, pairs, predicted)]
-    if args.split == "all" and has_split:
+    present = [split for split in SPLITS if any(p["split"] == split for p in pairs)]
+    if args.split == "all" and len(present) > 1:
         groups = [(split, [p for p in pairs if p["split"] == split],
                    [q for p, q in zip(pairs, predicted, strict=True) if p["split"] == split])
-                  for split in SPLITS] + groups
+                  for split in present] + groups
     print(f"pairs: {args.pairs.relative_to(ROOT) if args.pairs.is_relative_to(ROOT) else args.pairs}"
           f"  threshold: {args.threshold}  wordnet: "
           f"{lexicon.wordnet.folder if lexicon else 'none'}")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_memory.eval import reconcile_pairs
 from agent_memory.models import Fact
 from agent_memory.reasoners.extractive.attributes import AttributeIndex
 from agent_memory.reasoners.extractive.reconcile import reconcile_facts
@@ -39,9 +40,17 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 SIDE_KEYS = {"text", "subject", "created_at", "confidence"}
 
 
-def load_pairs(name: str) -> list[dict]:
-    """The labelled pairs of ``data/<name>`` (JSON lines)."""
+def load_rows(name: str) -> list[dict]:
+    """The raw JSON objects of ``data/<name>``, as stored (LoCoMo-referenced sides carry a
+    ``ref`` and no ``text``)."""
     return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
+
+
+def load_pairs(name: str) -> list[dict]:
+    """The labelled pairs of ``data/<name>`` as :func:`agent_memory.eval.reconcile_pairs.
+    load_pairs` reads them (LoCoMo texts rebuilt, omitted when the dataset is absent), as
+    dicts with ``split``, ``person``, ``set`` and ``source``."""
+    return [p.model_dump(mode="json") for p in reconcile_pairs.load_pairs(DATA / name)]
 
 
 def assert_sides(pair: dict) -> None:

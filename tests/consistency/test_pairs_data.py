@@ -14,7 +14,10 @@ from collections import Counter
 
 import pytest
 
-from .conftest import assert_sides, load_pairs
+from agent_memory.errors import InvalidInputError
+from agent_memory.eval import reconcile_pairs
+
+from .conftest import DATA, assert_sides, load_pairs, load_rows
 
 LABELS = {"duplicate", "contradiction", "unrelated"}
 SOURCE = re.compile(r"^(written|locomo:(conv-\d+):(\d+)(?:-(\d+))?)$")
@@ -22,7 +25,7 @@ SOURCE = re.compile(r"^(written|locomo:(conv-\d+):(\d+)(?:-(\d+))?)$")
 
 @pytest.fixture(scope="module")
 def pairs() -> list[dict]:
-    return load_pairs("reconcile_pairs_v2.jsonl")
+    return load_rows("reconcile_pairs_v2.jsonl")
 
 
 def kind(pair: dict) -> str:
@@ -84,3 +87,57 @@ def test_locomo_pairs_name_real_sessions_and_speakers(pairs, locomo_path) -> Non
         assert pair["a"]["subject"] in speakers, pair["id"]
         for session in filter(None, (first, last)):
             assert f"session_{session}_observation" in sample["observation"], pair["id"]
+
+
+# The loader (agent_memory.eval.reconcile_pairs): splits by person, typed errors.
+
+def test_written_pairs_gather_every_written_set_split_by_person() -> None:
+    written = reconcile_pairs.written_pairs()
+    rows = [r for name in reconcile_pairs.WRITTEN_FILES if (DATA / name).exists()
+            for r in load_rows(name) if r.get("source", "written") == "written"]
+    assert [p.id for p in written] == [r["id"] for r in rows]
+    splits: dict[str, set[str]] = {}
+    for pair in written:
+        assert pair.written and pair.person == pair.a.subject == pair.b.subject
+        splits.setdefault(reconcile_pairs.normalise_person(pair.person), set()).add(pair.split)
+    assert all(len(s) == 1 for s in splits.values()), "a person is in one split only"
+    for pair in written:
+        expected = ("check" if pair.set == "reconcile_pairs_v3"
+                    else reconcile_pairs.hash_split(pair.person))
+        assert pair.split == expected, pair.id
+    by_split = {s: reconcile_pairs.written_pairs(split=s) for s in reconcile_pairs.SPLITS}
+    assert sum(len(v) for v in by_split.values()) == len(written)
+    assert not by_split["locomo"]
+    assert {p.set for p in by_split["check"]} == {"reconcile_pairs_v3"}
+
+
+def test_hash_split_is_the_documented_rule() -> None:
+    for name in ("Maya", " maya ", "MAYA", "Zoë", "Ana"):
+        digest = hashlib.sha256(name.strip().casefold().encode()).hexdigest()
+        bucket = int(digest[:8], 16) % 10
+        assert reconcile_pairs.hash_split(name) == (
+            "train" if bucket < 6 else "tune" if bucket < 8 else "heldout")
+
+
+def test_bad_input_is_a_typed_error(tmp_path) -> None:
+    with pytest.raises(InvalidInputError, match="split must be"):
+        reconcile_pairs.written_pairs(split="test")
+    bad = tmp_path / "pairs.jsonl"
+    bad.write_text('{"id": "x1", "label": "duplicate"\n')
+    with pytest.raises(InvalidInputError, match="not JSON"):
+        reconcile_pairs.load_pairs(bad)
+    bad.write_text(json.dumps({"id": "x1", "label": "same", "a": {}, "b": {}}) + "\n")
+    with pytest.raises(InvalidInputError, match="x1"):
+        reconcile_pairs.load_pairs(bad)
+
+
+def test_locomo_pairs_are_omitted_with_a_reason_when_the_dataset_is_absent(
+        tmp_path, caplog) -> None:
+    rows = load_rows("reconcile_pairs_v2.jsonl")
+    referenced = [r for r in rows if "ref" in r["a"]]
+    if not referenced:
+        pytest.skip("no LoCoMo-referenced pair stored as a reference yet")
+    loaded = reconcile_pairs.load_pairs(DATA / "reconcile_pairs_v2.jsonl", datasets_dir=tmp_path)
+    assert len(loaded) == len(rows) - len(referenced)
+    assert all(p.written for p in loaded)
+    assert "LoCoMo dev set not found" in caplog.text

@@ -11,14 +11,14 @@ from collections import Counter
 
 import pytest
 
-from .conftest import assert_sides, load_pairs
+from .conftest import assert_sides, load_pairs, load_rows
 
 LABELS = ("duplicate", "contradiction", "unrelated")
 
 
 @pytest.fixture(scope="module")
 def pairs() -> list[dict]:
-    return load_pairs("reconcile_pairs_v3.jsonl")
+    return load_rows("reconcile_pairs_v3.jsonl")
 
 
 def test_every_pair_has_the_format(pairs) -> None:
