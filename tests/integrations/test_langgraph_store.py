@@ -79,9 +79,17 @@ def test_sync_round_trip_timestamps_and_record(store, sync_memory):
     assert second.value == {"text": "Switched to coffee."}
     assert second.created_at == first.created_at and second.updated_at > first.updated_at
     assert len(sync_memory.get_memories("alice", kinds=["fact"])) == 1
+    # the item is a fact of the collection: agents recalling from it see it ...
+    recalled = sync_memory.recall("alice", "coffee", collections=["memories"])
+    assert [m.record.id for m in recalled.memories] == [item_id(ALICE, "tea")]
+    # ... while other facts of that collection never come back as items
+    sync_memory.add_memories("alice", [{"content": "Drinks coffee at night.",
+                                        "collection": "memories"}])
+    assert [i.key for i in store.search(ALICE, query="coffee")] == ["tea"]
+    assert [i.key for i in store.search(ALICE)] == ["tea"]
     store.delete(ALICE, "tea")
     assert store.get(ALICE, "tea") is None
-    assert sync_memory.get_memories("alice") == []
+    assert [r.content for r in sync_memory.get_memories("alice")] == ["Drinks coffee at night."]
 
 
 def test_item_text_from_fields_index_and_json(sync_memory):

@@ -27,8 +27,9 @@ Mapping:
 - ``delete`` forgets the record (:meth:`~agent_memory.AsyncMemory.forget_records`).
 - TTLs are not supported (``supports_ttl`` is False).
 
-The store runs on the local client (the SQLite or Cosmos DB store it opened); a search reads
-the user's fact records to resolve the prefix, so it costs one scan of the user's facts.
+The store runs on the local client (the SQLite or Cosmos DB store it opened). Items are facts
+of category ``langgraph``; a search reads the user's items once to resolve the prefix and the
+filter, then ranks at most 1,000 of them (``MAX_K``) by the query.
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ ROOT_COLLECTION = "."
 DEFAULT_TEXT_FIELDS = ("text", "content", "memory")
 MAX_RETRIES = 5
 _FACTS = frozenset({RecordKind.FACT})
+_CATEGORY = frozenset({META})
+_ITEMS = RecordQuery(kinds=_FACTS, categories=_CATEGORY, include_superseded=True)
+"""The store's items: facts of category ``langgraph`` (retired ones included)."""
 
 
 class NamespaceError(InvalidInputError, InvalidNamespaceError):
@@ -284,29 +288,26 @@ class AgentMemoryStore(BaseStore):
                     raise
 
     async def _matching(self, client: Any, user: str, prefix: Sequence[str],
-                        value_filter: dict[str, Any] | None) -> tuple[list[Fact], int]:
-        """The user's items under ``prefix`` passing ``value_filter``, newest update first,
-        and how many fact records share their collections (the search depth needed)."""
+                        value_filter: dict[str, Any] | None) -> list[Fact]:
+        """The user's items under ``prefix`` passing ``value_filter``, newest update first."""
         await client.connect()
-        query = RecordQuery(kinds=_FACTS, include_superseded=True)
-        records = await client.components.store.list(user, query)
+        records = await client.components.store.list(user, _ITEMS)
         found = [r for r in records if isinstance(r, Fact) and _ours(r)
                  and tuple(r.metadata[META]["namespace"][:len(prefix)]) == tuple(prefix)
                  and matches(r.metadata[META]["value"], value_filter)]
         found.sort(key=lambda r: r.updated_at, reverse=True)
-        names = {r.collection for r in found}
-        return found, sum(1 for r in records if r.collection in names)
+        return found
 
     async def _search(self, client: Any, op: SearchOp) -> list[SearchItem]:
         user = _user(op.namespace_prefix, "search")
-        found, depth = await self._matching(client, user, op.namespace_prefix, op.filter)
+        found = await self._matching(client, user, op.namespace_prefix, op.filter)
         end = op.offset + op.limit
         if not op.query or not op.query.strip() or not found:
             return [_item(r, scored=True) for r in found[op.offset:end]]  # type: ignore[misc]
         c = client.components
         request = SearchRequest(
-            query=op.query, mode=SearchMode.HYBRID, k=min(check.MAX_K, max(depth, 1)),
-            filters=SearchFilters(kinds=_FACTS, include_superseded=True,
+            query=op.query, mode=SearchMode.HYBRID, k=min(check.MAX_K, len(found)),
+            filters=SearchFilters(kinds=_FACTS, categories=_CATEGORY, include_superseded=True,
                                   collections=frozenset(r.collection for r in found)))
         wanted = {r.id for r in found}
         hits = [h for h in await search(c.store, c.embedder, user, request,
@@ -328,8 +329,7 @@ class AgentMemoryStore(BaseStore):
             users = await store.users()
         spaces: set[tuple[str, ...]] = set()
         for user in users:
-            for record in await store.list(user, RecordQuery(kinds=_FACTS,
-                                                             include_superseded=True)):
+            for record in await store.list(user, _ITEMS):
                 if _ours(record):
                     spaces.add(tuple(record.metadata[META]["namespace"]))
         kept = [ns for ns in spaces if all(namespace_matches(c, ns) for c in conditions)]
