@@ -105,13 +105,16 @@ def _user(namespace: Sequence[str], what: str) -> str:
         raise NamespaceError(f"{what}: namespace[0] is the user id: {exc}") from None
 
 
-def _item(record: MemoryRecord, score: float | None = None, *, scored: bool = False) -> Item:
+def _item(record: MemoryRecord) -> Item:
     meta = record.metadata[META]
-    namespace, key, value = tuple(meta["namespace"]), meta["key"], meta["value"]
-    if scored:
-        return SearchItem(namespace, key, value, record.created_at, record.updated_at, score)
-    return Item(value=value, key=key, namespace=namespace, created_at=record.created_at,
-                updated_at=record.updated_at)
+    return Item(value=meta["value"], key=meta["key"], namespace=tuple(meta["namespace"]),
+                created_at=record.created_at, updated_at=record.updated_at)
+
+
+def _search_item(record: MemoryRecord, score: float | None = None) -> SearchItem:
+    meta = record.metadata[META]
+    return SearchItem(tuple(meta["namespace"]), meta["key"], meta["value"], record.created_at,
+                      record.updated_at, score)
 
 
 def _ours(record: MemoryRecord) -> bool:
@@ -241,11 +244,11 @@ class AgentMemoryStore(BaseStore):
         last: dict[tuple[tuple[str, ...], str], PutOp] = {}
         for op in ops:  # the last put of a key wins, as in LangGraph's stores
             last[(tuple(op.namespace), op.key)] = op
-        deletes: dict[str, list[str]] = {}
+        deletes: dict[str, list[PutOp]] = {}
         puts: dict[str, list[PutOp]] = {}
-        for (namespace, key), op in last.items():
+        for (namespace, _), op in last.items():
             target = deletes if op.value is None else puts
-            target.setdefault(namespace[0], []).append(op)  # type: ignore[arg-type]
+            target.setdefault(namespace[0], []).append(op)
         await client.connect()
         for user, gone in deletes.items():
             await client.forget_records(user, [item_id(o.namespace, o.key) for o in gone])
@@ -303,18 +306,18 @@ class AgentMemoryStore(BaseStore):
         found = await self._matching(client, user, op.namespace_prefix, op.filter)
         end = op.offset + op.limit
         if not op.query or not op.query.strip() or not found:
-            return [_item(r, scored=True) for r in found[op.offset:end]]  # type: ignore[misc]
+            return [_search_item(r) for r in found[op.offset:end]]
         c = client.components
         request = SearchRequest(
             query=op.query, mode=SearchMode.HYBRID, k=min(check.MAX_K, len(found)),
             filters=SearchFilters(kinds=_FACTS, categories=_CATEGORY, include_superseded=True,
-                                  collections=frozenset(r.collection for r in found)))
+                                  collections=frozenset(r.collection for r in found if r.collection)))
         wanted = {r.id for r in found}
         hits = [h for h in await search(c.store, c.embedder, user, request,
                                         rrf_k=c.settings.rrf_k) if h.record.id in wanted]
         ranked = {h.record.id for h in hits}
-        rows: list[SearchItem] = [_item(h.record, h.score, scored=True) for h in hits]
-        rows += [_item(r, scored=True) for r in found if r.id not in ranked]  # type: ignore[misc]
+        rows = [_search_item(h.record, h.score) for h in hits]
+        rows += [_search_item(r) for r in found if r.id not in ranked]
         return rows[op.offset:end]
 
     async def _namespaces(self, client: Any, op: ListNamespacesOp) -> list[tuple[str, ...]]:

@@ -23,6 +23,7 @@ Example::
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 try:
@@ -169,15 +170,25 @@ class AgentMemorySession(SessionABC):
             if not last:
                 return None
             turn = last[0]
-            report = await self._bridge.arun(
-                lambda c, turn=turn: c.forget_records(self.user_id, [turn.id]))
-            if turn.id not in report.missing:  # this call removed it
+            if await self._bridge.arun(partial(_remove, user_id=self.user_id, turn_id=turn.id)):
                 return self._item_of(turn)
         return None
 
     async def clear_session(self) -> None:
         """Forget the thread: its turns and everything derived from it (summary, facts)."""
         await self._bridge.arun(lambda c: c.forget_thread(self.user_id, self.session_id))
+
+
+async def _remove(client: Any, *, user_id: str, turn_id: str) -> bool:
+    """Delete one turn; whether this call deleted it. A local client deletes through its
+    store, whose delete counts the rows it removed (so of two concurrent pops one wins); a
+    remote one forgets it through the service."""
+    store = getattr(getattr(client, "components", None), "store", None)
+    if store is not None:
+        await client.connect()
+        return bool(await store.delete(user_id, [turn_id]))
+    report = await client.forget_records(user_id, [turn_id])
+    return turn_id not in report.missing
 
 
 def memory_tool(memory: Any, user_id: str, *, k: int = 5,
