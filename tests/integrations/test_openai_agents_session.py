@@ -51,7 +51,12 @@ async def test_items_round_trip_in_order_as_turns(memory):
     assert [t.role.value for t in turns] == ["system", "user", "assistant", "assistant", "tool",
                                              "assistant"]
     assert [t.content for t in turns][3:] == [
-        'lookup_city({"city": "Lisbon"})', item_text(ITEMS[4]), "Lisbon is lovely in spring."]
+        'lookup_city({"city": "Lisbon"})',
+        '{"country": "Portugal", "population": 545923, "tags": [null, true, 1.5]}',
+        "Lisbon is lovely in spring."]
+    assert item_text({"type": "function_call_output", "output": [
+        {"type": "input_text", "text": "a"}, {"type": "input_text", "text": "b"}]}) == "a\nb"
+    assert item_text({"type": "mystery"}) == '{"type": "mystery"}'
     assert turns[2].content == "User relocates."
     hit = memory.search("alice", "Which city is the user relocating to?", k=1)[0]
     assert hit.record.thread_id == "chat-1" and "Lisbon" in hit.record.content
@@ -120,3 +125,31 @@ async def test_runner_second_run_sees_the_first_and_tool_recalls(memory):
     assert [i.get("type") for i in items][-3:] == ["function_call", "function_call_output",
                                                    "message"]
     assert len(items) == 6
+
+
+async def test_session_and_tool_over_the_service(tmp_path, local_embedder):
+    pytest.importorskip("fastapi")
+    import httpx
+
+    from agent_memory import AsyncMemory
+    from agent_memory.remote import RemoteMemory
+    from agent_memory.service import ServiceSettings, create_app
+
+    settings = Settings.load(store=str(tmp_path / "svc.db"))
+    served = AsyncMemory(settings, embedder=local_embedder)
+    app = create_app(settings, service=ServiceSettings.load(no_auth=True), memory=served)
+    async with app.router.lifespan_context(app), RemoteMemory(
+            "http://service", transport=httpx.ASGITransport(app=app)) as remote:
+        session = AgentMemorySession("chat-1", memory=remote, user_id="alice")
+        await session.add_items(ITEMS)
+        assert await session.get_items() == ITEMS
+        assert await session.pop_item() == ITEMS[-1]
+        model = ScriptedModel([ToolCall("search_memory", {"query": "relocation city"}), "ok"])
+        agent = Agent(name="A", model=model, tools=[memory_tool(remote, "alice", k=1)])
+        await Runner.run(agent, "Where am I moving?", run_config=RunConfig(
+            tracing_disabled=True))
+        output = next(i for i in model.inputs[1] if i.get("type") == "function_call_output")
+        assert "Lisbon" in output["output"]
+        await session.clear_session()
+        assert await session.get_items() == []
+    await served.close()

@@ -80,7 +80,8 @@ def item_text(item: dict[str, Any]) -> str:
         text = f"{item.get('name', 'tool')}({item.get('arguments', '')})"
     elif "output" in item:
         output = item["output"]
-        text = output if isinstance(output, str) else "\n".join(_parts(output))
+        text = (output if isinstance(output, str) else "\n".join(_parts(output))
+                if isinstance(output, list) else json.dumps(output, ensure_ascii=False))
     elif kind == "reasoning":
         text = "\n".join(_parts(item.get("summary")))
     else:
