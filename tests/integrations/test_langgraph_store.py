@@ -274,3 +274,22 @@ async def test_async_memory_client(tmp_path, local_embedder):
         # from a worker thread while the loop runs, the sync API works
         item = await asyncio.to_thread(store.get, ALICE, "pet")
         assert item.value == {"text": FACTS["pet"]}
+
+
+def test_user_at_another_position(sync_memory):
+    store = AgentMemoryStore(sync_memory, user_index=1)
+    store.put(("memories", "alice"), "pet", {"content": FACTS["pet"]})
+    store.put(("memories", "bob"), "pet", {"content": "Bob has a cat called Miso."})
+    store.put(("memories", "alice", "work"), "job", {"content": FACTS["job"]})
+    assert [r.collection for r in sync_memory.get_memories("alice")] == ["memories",
+                                                                        "memories.work"]
+    assert [r.content for r in sync_memory.get_memories("bob")] == ["Bob has a cat called Miso."]
+    hits = store.search(("memories", "alice"), query="her pet's name")
+    assert [h.key for h in hits] == ["pet", "job"]
+    assert hits[0].value == {"content": FACTS["pet"]}
+    assert store.list_namespaces(prefix=("memories", "alice")) == [
+        ("memories", "alice"), ("memories", "alice", "work")]
+    with pytest.raises(InvalidInputError):
+        store.search(("memories",), query="pets")  # no user: refused, never all users
+    with pytest.raises(InvalidInputError):
+        AgentMemoryStore(sync_memory, user_index=-1)

@@ -7,10 +7,11 @@ tools runs on agent-memory.
 
 Mapping:
 
-- ``namespace[0]`` is the ``user_id`` (the partition): a search or listing never crosses it.
-  The rest of the namespace is the collection path, kept as the record's ``collection``
-  (labels joined with ``.``; ``"."`` for a namespace of the user alone), so agents bound to
-  that collection recall the items too (:meth:`~agent_memory.AsyncMemory.recall`).
+- ``namespace[0]`` is the ``user_id`` (the partition): a search or listing never crosses it
+  (``user_index=1`` takes ``namespace[1]``, for ``("memories", "{user_id}")`` layouts). The
+  other labels are the collection path, kept as the record's ``collection`` (joined with
+  ``.``; ``"."`` for a namespace of the user alone), so agents bound to that collection recall
+  the items too (:meth:`~agent_memory.AsyncMemory.recall`).
 - An item is a ``fact`` record with a deterministic id (``lg_`` + 32 hex chars of the SHA-256
   of the namespace and key). Its ``content`` is the item's text: the fields named by the
   put's ``index`` list, else the store's ``fields``, else the value's first string among
@@ -91,18 +92,20 @@ def item_id(namespace: Sequence[str], key: str) -> str:
     return f"lg_{digest[:32]}"
 
 
-def collection_of(namespace: Sequence[str]) -> str:
-    """The record collection of a namespace: its labels after the user id, joined by ``.``."""
-    return ".".join(namespace[1:]) or ROOT_COLLECTION
+def collection_of(namespace: Sequence[str], user_index: int = 0) -> str:
+    """The record collection of a namespace: its labels but the user id, joined by ``.``."""
+    rest = [*namespace[:user_index], *namespace[user_index + 1:]]
+    return ".".join(rest) or ROOT_COLLECTION
 
 
-def _user(namespace: Sequence[str], what: str) -> str:
-    if not namespace:
-        raise NamespaceError(f"{what}: the namespace must start with the user id (got ())")
+def _user(namespace: Sequence[str], what: str, user_index: int = 0) -> str:
+    if len(namespace) <= user_index:
+        raise NamespaceError(f"{what}: namespace[{user_index}] must be the user id "
+                             f"(got {tuple(namespace)!r})")
     try:
-        return require_scope(namespace[0])
+        return require_scope(namespace[user_index])
     except InvalidInputError as exc:
-        raise NamespaceError(f"{what}: namespace[0] is the user id: {exc}") from None
+        raise NamespaceError(f"{what}: namespace[{user_index}] is the user id: {exc}") from None
 
 
 def _item(record: MemoryRecord) -> Item:
@@ -138,18 +141,23 @@ class AgentMemoryStore(BaseStore):
         fields: value paths whose text is indexed (LangGraph path syntax, e.g. ``"text"``,
             ``"notes[*].body"``); default: the first string among ``text`` / ``content`` /
             ``memory``, else the whole value as JSON.
+        user_index: the position of the user id in every namespace (0: ``("alice",
+            "memories")``; 1 for the ``("memories", "{user_id}")`` layout of LangMem's tools).
 
     Raises:
-        InvalidInputError: ``memory`` is not a local client (a remote one has no store).
+        InvalidInputError: ``memory`` is not a local client (a remote one has no store), or
+            ``user_index`` is not from 0 to 16.
     """
 
     supports_ttl = False
 
-    def __init__(self, memory: Any, *, fields: Sequence[str] | None = None) -> None:
+    def __init__(self, memory: Any, *, fields: Sequence[str] | None = None,
+                 user_index: int = 0) -> None:
         self._bridge = ClientBridge(memory)
         if not hasattr(self._bridge.client, "components"):
             raise InvalidInputError("AgentMemoryStore needs a local Memory or AsyncMemory")
         self.fields = list(fields) if fields is not None else None
+        self.user_index = check.count(user_index, "user_index", minimum=0, maximum=16)
 
     # -- BaseStore -----------------------------------------------------------------------
 
@@ -175,8 +183,7 @@ class AgentMemoryStore(BaseStore):
 
     # -- internals -----------------------------------------------------------------------
 
-    @staticmethod
-    def _checked(ops: Iterable[Op]) -> list[Op]:
+    def _checked(self, ops: Iterable[Op]) -> list[Op]:
         ops = list(ops)
         for op in ops:
             try:
@@ -184,10 +191,10 @@ class AgentMemoryStore(BaseStore):
             except InvalidNamespaceError as exc:
                 raise NamespaceError(str(exc)) from None
             if isinstance(op, GetOp | PutOp):
-                _user(op.namespace, type(op).__name__)
+                _user(op.namespace, type(op).__name__, self.user_index)
                 check.text(op.key, "key", required=True)
             elif isinstance(op, SearchOp):
-                _user(op.namespace_prefix, "search")
+                _user(op.namespace_prefix, "search", self.user_index)
                 check.count(op.limit, "limit")
                 check.count(op.offset, "offset", minimum=0, maximum=2**62)
                 if op.query is not None:
@@ -223,7 +230,7 @@ class AgentMemoryStore(BaseStore):
         return results
 
     async def _get(self, client: Any, op: GetOp) -> Item | None:
-        user = _user(op.namespace, "get")
+        user = _user(op.namespace, "get", self.user_index)
         await client.connect()
         found = await client.components.store.get(user, [item_id(op.namespace, op.key)])
         return _item(found[0]) if found and _ours(found[0]) else None
@@ -248,7 +255,7 @@ class AgentMemoryStore(BaseStore):
         puts: dict[str, list[PutOp]] = {}
         for (namespace, _), op in last.items():
             target = deletes if op.value is None else puts
-            target.setdefault(namespace[0], []).append(op)
+            target.setdefault(namespace[self.user_index], []).append(op)
         await client.connect()
         for user, gone in deletes.items():
             await client.forget_records(user, [item_id(o.namespace, o.key) for o in gone])
@@ -277,7 +284,7 @@ class AgentMemoryStore(BaseStore):
                         "indexed": indexed}
                 facts.append((Fact(
                     id=rid, kind=RecordKind.FACT, user_id=user, content=content,
-                    collection=collection_of(op.namespace), category=META,
+                    collection=collection_of(op.namespace, self.user_index), category=META,
                     metadata={META: meta}, created_at=prior.created_at if prior else now,
                     updated_at=now, etag=prior.etag if prior else None), indexed))
             embedded = iter(await build_indexed([f for f, keep in facts if keep], c.embedder,
@@ -302,7 +309,7 @@ class AgentMemoryStore(BaseStore):
         return found
 
     async def _search(self, client: Any, op: SearchOp) -> list[SearchItem]:
-        user = _user(op.namespace_prefix, "search")
+        user = _user(op.namespace_prefix, "search", self.user_index)
         found = await self._matching(client, user, op.namespace_prefix, op.filter)
         end = op.offset + op.limit
         if not op.query or not op.query.strip() or not found:
@@ -324,8 +331,9 @@ class AgentMemoryStore(BaseStore):
         conditions = op.match_conditions or ()
         users: list[str] | None = None
         for cond in conditions:
-            if cond.match_type == "prefix" and cond.path and cond.path[0] != "*":
-                users = [cond.path[0]]
+            path, at = cond.path, self.user_index
+            if cond.match_type == "prefix" and len(path) > at and path[at] != "*":
+                users = [path[at]]
         await client.connect()
         store = client.components.store
         if users is None:
