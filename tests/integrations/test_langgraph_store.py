@@ -223,6 +223,8 @@ async def test_bad_namespaces_and_values_change_nothing(store, sync_memory):
         store.put(ALICE, "k", {"text": "x" * (sync_memory.settings.max_content_chars + 1)})
     with pytest.raises(InvalidInputError):
         store.put(ALICE, "", doc)
+    with pytest.raises(NotImplementedError):
+        store.put(ALICE, "k", doc, ttl=5)
     await store.aput(("foo", "langgraph", "foo"), "bar", doc)  # only the root is reserved
     assert (await store.aget(("foo", "langgraph", "foo"), "bar")).value == doc
     assert store.list_namespaces() == [("foo", "langgraph", "foo")]
@@ -293,3 +295,16 @@ def test_user_at_another_position(sync_memory):
         store.search(("memories",), query="pets")  # no user: refused, never all users
     with pytest.raises(InvalidInputError):
         AgentMemoryStore(sync_memory, user_index=-1)
+
+
+async def test_a_filter_keeping_few_items_still_gets_the_best_of_them(store):
+    ns = ("alice", "notes")
+    topics = ["gardening tomatoes", "filing taxes", "watching football"]
+    await store.abatch([PutOp(ns, f"n{i}", {"text": f"Note {i}: {topics[i % 3]}.", "i": i})
+                        for i in range(60)])
+    full = await store.asearch(ns, query="growing vegetables", limit=60)
+    best = [r.key for r in full if r.value["i"] >= 54][:2]
+    got = await store.asearch(ns, query="growing vegetables", limit=2,
+                              filter={"i": {"$gte": 54}})
+    assert [r.key for r in got] == best
+    assert all(r.score is not None for r in got)

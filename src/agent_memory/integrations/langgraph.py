@@ -26,11 +26,12 @@ Mapping:
   returned by ``get`` and listed by ``search``, after the ranked items and without a score,
   but never matched by a query. A later indexed put of the same key embeds it.
 - ``delete`` forgets the record (:meth:`~agent_memory.AsyncMemory.forget_records`).
-- TTLs are not supported (``supports_ttl`` is False).
+- TTLs are not supported (``supports_ttl`` is False: a ``put`` with a ``ttl`` raises
+  ``NotImplementedError`` from LangGraph's base class).
 
 The store runs on the local client (the SQLite or Cosmos DB store it opened). Items are facts
-of category ``langgraph``; a search reads the user's items once to resolve the prefix and the
-filter, then ranks at most 1,000 of them (``MAX_K``) by the query.
+of category ``langgraph``: a query ranks only them, never the user's other facts, widening to at
+most 1,000 (``MAX_K``). Figures: ``bench/langgraph_store.py``.
 """
 
 from __future__ import annotations
@@ -122,6 +123,16 @@ def _search_item(record: MemoryRecord, score: float | None = None) -> SearchItem
 
 def _ours(record: MemoryRecord) -> bool:
     return isinstance(record.metadata.get(META), dict)
+
+
+def _wanted(record: MemoryRecord, prefix: Sequence[str],
+            value_filter: dict[str, Any] | None) -> bool:
+    """Whether ``record`` is an item under ``prefix`` whose value passes ``value_filter``."""
+    if not _ours(record):
+        return False
+    meta = record.metadata[META]
+    return (tuple(meta["namespace"][:len(prefix)]) == tuple(prefix)
+            and matches(meta["value"], value_filter))
 
 
 class AgentMemoryStore(BaseStore):
@@ -299,32 +310,39 @@ class AgentMemoryStore(BaseStore):
 
     async def _matching(self, client: Any, user: str, prefix: Sequence[str],
                         value_filter: dict[str, Any] | None) -> list[Fact]:
-        """The user's items under ``prefix`` passing ``value_filter``, newest update first."""
+        """The user's items under ``prefix`` passing ``value_filter``, newest update first
+        (one read of the user's items)."""
         await client.connect()
         records = await client.components.store.list(user, _ITEMS)
-        found = [r for r in records if isinstance(r, Fact) and _ours(r)
-                 and tuple(r.metadata[META]["namespace"][:len(prefix)]) == tuple(prefix)
-                 and matches(r.metadata[META]["value"], value_filter)]
+        found = [r for r in records if isinstance(r, Fact) and _wanted(r, prefix, value_filter)]
         found.sort(key=lambda r: r.updated_at, reverse=True)
         return found
 
     async def _search(self, client: Any, op: SearchOp) -> list[SearchItem]:
+        """Rank the user's items by hybrid search, keeping those under the prefix that pass
+        the filter; the ranking widens (x4, up to ``MAX_K``) until the page is full or every
+        item is ranked. When the page is not full, the prefix's unranked items (unindexed
+        ones) follow, unscored, read from the store."""
         user = _user(op.namespace_prefix, "search", self.user_index)
-        found = await self._matching(client, user, op.namespace_prefix, op.filter)
-        end = op.offset + op.limit
-        if not op.query or not op.query.strip() or not found:
+        prefix, end = tuple(op.namespace_prefix), op.offset + op.limit
+        if not op.query or not op.query.strip():
+            found = await self._matching(client, user, prefix, op.filter)
             return [_search_item(r) for r in found[op.offset:end]]
         c = client.components
-        request = SearchRequest(
-            query=op.query, mode=SearchMode.HYBRID, k=min(check.MAX_K, len(found)),
-            filters=SearchFilters(kinds=_FACTS, categories=_CATEGORY, include_superseded=True,
-                                  collections=frozenset(r.collection for r in found if r.collection)))
-        wanted = {r.id for r in found}
-        hits = [h for h in await search(c.store, c.embedder, user, request,
-                                        rrf_k=c.settings.rrf_k) if h.record.id in wanted]
-        ranked = {h.record.id for h in hits}
+        filters = SearchFilters(kinds=_FACTS, categories=_CATEGORY, include_superseded=True)
+        k = min(check.MAX_K, end if not op.filter else 4 * end)
+        while True:
+            request = SearchRequest(query=op.query, mode=SearchMode.HYBRID, k=k, filters=filters)
+            found_hits = await search(c.store, c.embedder, user, request, rrf_k=c.settings.rrf_k)
+            hits = [h for h in found_hits if _wanted(h.record, prefix, op.filter)]
+            if len(hits) >= end or len(found_hits) < k or k >= check.MAX_K:
+                break
+            k = min(check.MAX_K, 4 * k)
         rows = [_search_item(h.record, h.score) for h in hits]
-        rows += [_search_item(r) for r in found if r.id not in ranked]
+        if len(rows) < end:
+            ranked = {h.record.id for h in hits}
+            rows += [_search_item(r) for r in await self._matching(client, user, prefix, op.filter)
+                     if r.id not in ranked]
         return rows[op.offset:end]
 
     async def _namespaces(self, client: Any, op: ListNamespacesOp) -> list[tuple[str, ...]]:
