@@ -104,6 +104,10 @@ def test_item_text_from_fields_index_and_json(sync_memory):
     assert contents[item_id(ALICE, "q")] == "Likes jazz.\nPlays piano."
     assert contents[item_id(("alice", "raw"), "r")] == '{"count": 3}'
     assert store.search(ALICE, query="piano music")[0].key == "q"
+    assert plain.search(("alice", "raw"), query="count")[0].score is not None  # JSON indexed
+    store.put(ALICE, "none", {"other": "Sings in a choir."}, index=["missing"])
+    assert store.search(ALICE, query="choir singing")[-1].key == "none"  # nothing to index
+    assert store.search(ALICE, query="choir singing")[-1].score is None
 
 
 def test_update_re_embeds_and_index_false_is_never_matched(store, sync_memory):

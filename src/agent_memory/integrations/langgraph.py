@@ -269,7 +269,9 @@ class AgentMemoryStore(BaseStore):
             target.setdefault(namespace[self.user_index], []).append(op)
         await client.connect()
         for user, gone in deletes.items():
-            await client.forget_records(user, [item_id(o.namespace, o.key) for o in gone])
+            ids = [item_id(o.namespace, o.key) for o in gone]
+            for first in range(0, len(ids), check.MAX_K):
+                await client.forget_records(user, ids[first:first + check.MAX_K])
         for user, group in puts.items():
             await self._put_user(client, user, group)
 
@@ -279,10 +281,14 @@ class AgentMemoryStore(BaseStore):
         texts = []
         for op in ops:
             value = dict(op.value or {})
-            text = self._text(value, op.index) if op.index is not False else None
+            if op.index is None or op.index is False:  # the store's fields, else the JSON
+                text, indexed = self._text(value, None), op.index is None
+            else:  # the put's paths; none of them holding text: nothing to index
+                text = self._text(value, op.index)
+                indexed = text is not None
             content = text or json.dumps(value, ensure_ascii=False, sort_keys=True)
             check.content(content, limit, f"text of item {op.key!r}")
-            texts.append((value, content, text is not None))
+            texts.append((value, content, indexed))
         for attempt in range(MAX_RETRIES):
             stored = {r.id: r for r in await c.store.get(user, [item_id(o.namespace, o.key)
                                                                 for o in ops])}
