@@ -14,6 +14,7 @@ The adapters (:mod:`.langgraph`, :mod:`.openai_agents`) accept either client sha
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -54,10 +55,13 @@ class ClientBridge:
         """``call(client)`` run to completion from sync code.
 
         Raises:
-            InvalidInputError: an async client with no running loop of its own to run on, or
-                called from inside that loop (use the async API there).
+            InvalidInputError: called from the thread running the client's loop (use the async
+                API there), or an async client with no running loop of its own to run on.
         """
         if self._facade is not None:
+            if threading.current_thread() is self._facade._loop.thread:
+                raise InvalidInputError("a sync call from the client's own loop thread would "
+                                        "wait on itself; use the async methods there")
             return self._facade._loop.run(call(self.client))
         loop = self._loop
         try:
