@@ -6,6 +6,12 @@ reconciliation that came from the same turns; an exact re-extraction is skipped 
 ``exact_dedup_skipped``, so re-running the step changes nothing and never revives a retired fact.
 Every draft first passes the grounding check (:mod:`agent_memory.grounding`) against the thread's
 turns; refused drafts are logged and counted in ``grounding_rejected``, never stored.
+
+Valid time (:func:`valid_from`): a fact holds from the date its text states (``occurred_at``,
+as the reasoner resolved it against the turn's date) when that date is not after the turn
+("I moved to Portland in May", said in June: from May), else from the evidence turn's time
+(a plan or a date ahead is known from when it was said). ``created_at`` stays the evidence
+turn's time.
 """
 
 from __future__ import annotations
@@ -30,6 +36,14 @@ def _occurred_at(value: str | None) -> datetime | None:
             return as_utc(datetime.combine(date.fromisoformat(value[:10]), datetime.min.time()))
         except ValueError:
             return None
+
+
+def valid_from(occurred_at: datetime | None, stated_at: datetime) -> datetime:
+    """When an extracted fact became true: ``occurred_at`` when given and not after
+    ``stated_at`` (the evidence turn's time), else ``stated_at``. Both aware UTC."""
+    if occurred_at is not None and occurred_at <= stated_at:
+        return occurred_at
+    return stated_at
 
 
 async def extract_facts(
@@ -105,6 +119,7 @@ async def extract_facts(
             continue
         known.add(digest)
         source = by_id[evidence[-1]]
+        occurred = _occurred_at(draft.occurred_at)
         facts.append(
             Fact(
                 id=new_id("fact"),
@@ -117,9 +132,10 @@ async def extract_facts(
                 confidence=draft.confidence,
                 importance=draft.importance,
                 content_hash=digest,
-                occurred_at=_occurred_at(draft.occurred_at),
+                occurred_at=occurred,
                 evidence=evidence,
                 created_at=source.created_at,
+                valid_from=valid_from(occurred, as_utc(source.created_at)),
                 updated_at=now,
             )
         )
