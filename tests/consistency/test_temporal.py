@@ -11,7 +11,7 @@ import pytest
 from agent_memory.errors import InvalidTimeError
 from agent_memory.models import Fact, SupersedeReason
 from agent_memory.pipeline.facts import valid_from
-from agent_memory.sessions.timeref import asked_moment
+from agent_memory.timeref import asked_moment, stated_start
 
 JAN_2024 = datetime(2024, 1, 10, tzinfo=UTC)
 JUNE_2024 = datetime(2024, 6, 15, tzinfo=UTC)
@@ -164,3 +164,27 @@ def test_valid_from_is_a_stated_past_date_else_the_turn() -> None:
 ])
 def test_the_moment_a_question_asks_about(question: str, expected: datetime | None) -> None:
     assert asked_moment(question, datetime(2025, 11, 26, 12, tzinfo=UTC)) == expected
+
+
+def test_a_fact_text_states_when_it_started() -> None:
+    said = datetime(2025, 6, 20, tzinfo=UTC)
+    assert stated_start("Kai has lived in Boston since 2019.", said) == datetime(
+        2019, 1, 1, tzinfo=UTC)
+    assert stated_start("Kai moved to Portland in May 2025.", said) == MAY_2025
+    assert stated_start("Kai started a new job last month.", said) == MAY_2025
+    assert stated_start("Kai works as a pharmacist.", said) is None
+
+
+async def test_extraction_dates_a_fact_from_its_text(memory) -> None:
+    await memory.add_turns([
+        {"user_id": "kai", "thread_id": "t1", "role": "user", "speaker": "Kai",
+         "content": text, "created_at": JUNE_2025}
+        for text in ("Big news: I moved to Portland in May 2025!",
+                     "I have lived in Boston since 2019.",
+                     "I will move to Denver in 2027.")])
+    await memory.extract_facts("kai", "t1")
+    starts = {f.content: f.valid_from for f in await memory.get_memories("kai", kinds=["fact"])}
+    portland = next(v for k, v in starts.items() if "Portland" in k)
+    boston = next(v for k, v in starts.items() if "Boston" in k)
+    assert portland == MAY_2025 and boston == datetime(2019, 1, 1, tzinfo=UTC)
+    assert all(v == JUNE_2025 for k, v in starts.items() if "Denver" in k)  # a plan: from now

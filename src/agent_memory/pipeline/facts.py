@@ -8,10 +8,11 @@ Every draft first passes the grounding check (:mod:`agent_memory.grounding`) aga
 turns; refused drafts are logged and counted in ``grounding_rejected``, never stored.
 
 Valid time (:func:`valid_from`): a fact holds from the date its text states (``occurred_at``,
-as the reasoner resolved it against the turn's date) when that date is not after the turn
-("I moved to Portland in May", said in June: from May), else from the evidence turn's time
-(a plan or a date ahead is known from when it was said). ``created_at`` stays the evidence
-turn's time.
+as the reasoner resolved it against the turn's date; when the reasoner gave none, the start of
+the first period the fact's text names, :func:`agent_memory.timeref.stated_start`: "since
+2019", "in May 2025") when that date is not after the turn ("I moved to Portland in May",
+said in June: from May), else from the evidence turn's time (a plan or a date ahead is known
+from when it was said). ``created_at`` stays the evidence turn's time.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from datetime import date, datetime
 from ..grounding import Claim, grounder_for
 from ..models import Fact, RecordKind, Turn, as_utc, content_hash, new_id, require_scope, utcnow
 from ..stores.base import RecordQuery
+from ..timeref import stated_start
 from .context import Components, StepResult
 
 _BATCH_TURNS = 200
@@ -120,6 +122,7 @@ async def extract_facts(
         known.add(digest)
         source = by_id[evidence[-1]]
         occurred = _occurred_at(draft.occurred_at)
+        stated = occurred or stated_start(draft.text, as_utc(source.created_at))
         facts.append(
             Fact(
                 id=new_id("fact"),
@@ -135,7 +138,7 @@ async def extract_facts(
                 occurred_at=occurred,
                 evidence=evidence,
                 created_at=source.created_at,
-                valid_from=valid_from(occurred, as_utc(source.created_at)),
+                valid_from=valid_from(stated, as_utc(source.created_at)),
                 updated_at=now,
             )
         )

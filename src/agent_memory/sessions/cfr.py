@@ -16,7 +16,7 @@ a "Sources" list (record id, kind, session, date) for the records the answer cit
 retrieved records when it cites none).
 
 Time: when the question names a past period ("where did she live in 2023?",
-:func:`.timeref.asked_moment`), facts and insights are searched ``as_of`` the end of that
+:func:`agent_memory.timeref.asked_moment`), facts and insights are searched ``as_of`` the end of that
 period (the facts valid then, including those a later contradiction retired) and the profile,
 which describes the present, is left out.
 """
@@ -49,8 +49,8 @@ from ..reasoners.sessions_models import (
 from ..retrieval.hits import Hit
 from ..retrieval.search import SearchFilters, SearchRequest, search
 from ..stores.base import CONTENT
+from ..timeref import asked_moment
 from .context import profile_text
-from .timeref import asked_moment
 
 DEFAULT_MAX_ROUNDS = 4
 """Tool-calling rounds the LLM gets before it must answer."""
