@@ -376,12 +376,6 @@ class Fact(MemoryRecord):
     def _utc_optional(cls, value: datetime | None) -> datetime | None:
         return None if value is None else as_utc(value)
 
-    def valid_at(self, moment: datetime) -> bool:
-        """Whether the fact held at ``moment``: ``valid_from <= moment < valid_until``."""
-        moment = as_utc(moment)
-        start = self.valid_from or self.created_at
-        return start <= moment and (self.valid_until is None or moment < self.valid_until)
-
     @property
     def active(self) -> bool:
         """True unless reconciliation has superseded the fact."""

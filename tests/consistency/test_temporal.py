@@ -188,3 +188,21 @@ async def test_extraction_dates_a_fact_from_its_text(memory) -> None:
     boston = next(v for k, v in starts.items() if "Boston" in k)
     assert portland == MAY_2025 and boston == datetime(2019, 1, 1, tzinfo=UTC)
     assert all(v == JUNE_2025 for k, v in starts.items() if "Denver" in k)  # a plan: from now
+
+
+async def test_the_fact_true_since_later_wins_whatever_was_said_last(memory) -> None:
+    """A fact learned later about an earlier time does not retire the current one: the
+    winner of a contradiction is the fact valid from later (as Graphiti orders edges)."""
+    result = await memory.add_memories("kai", [
+        {"content": "Kai lives in Portland.", "subject": "Kai", "created_at": JUNE_2024,
+         "valid_from": MAY_2025 - (MAY_2025 - JUNE_2024) / 2},
+        {"content": "Kai lives in Boston.", "subject": "Kai", "created_at": JUNE_2025,
+         "valid_from": JAN_2024},
+    ])
+    assert not result.failed
+    assert (await memory.reconcile_memories("kai")).contradicted == 1
+    facts = {f.content: f for f in await memory.get_memories("kai", include_superseded=True)}
+    boston, portland = facts["Kai lives in Boston."], facts["Kai lives in Portland."]
+    assert portland.active and boston.superseded_by == portland.id
+    assert boston.valid_until == portland.valid_from
+    assert texts(await memory.get_memories("kai", as_of=JUNE_2024)) == {"Kai lives in Boston."}

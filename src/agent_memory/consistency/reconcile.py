@@ -15,8 +15,9 @@ Steps:
    ``merged_from``); the originals are superseded with reason ``duplicate`` and
    ``superseded_by`` = the merged id (they keep no ``valid_until``: ``as_of`` reads show the
    merged fact in their place). For each contradicting pair (a merged original stands for its
-   merged fact), the newer fact (``created_at``) wins and higher ``confidence`` breaks ties (a
-   full tie decides nothing); the loser is superseded with reason ``contradict`` and
+   merged fact), the newer fact wins: the one true since later (``valid_from``; as Graphiti
+   orders edges by ``valid_at``), then the one stated later (``created_at``), then higher
+   ``confidence`` (a full tie decides nothing); the loser is superseded with reason ``contradict`` and
    ``superseded_by`` = the winner, and becomes valid until the winner's ``valid_from`` (its
    ``created_at`` when it has none; never before the loser's own ``valid_from``, so a
    winner that dates the change earlier leaves the loser an empty window), so ``as_of`` reads
@@ -198,6 +199,12 @@ def _merged_fact(members: Sequence[Fact], text: str, evidence: dict) -> Fact:
     return add_event(merged, "merged", now, ids=[f.id for f in members], evidence=evidence)
 
 
+def _rank(fact: Fact) -> tuple[datetime, datetime, float]:
+    """Contradiction winner order: true since later (``valid_from``), then stated later
+    (``created_at``), then more confident."""
+    return (fact.valid_from or fact.created_at, fact.created_at, fact.confidence)
+
+
 def ended(loser: Fact, winner: Fact) -> datetime:
     """When a contradicted fact stopped holding: the winner's ``valid_from`` (else its
     ``created_at``), not before the loser's own ``valid_from``."""
@@ -233,13 +240,12 @@ def _apply(pool: list[Fact], vectors: np.ndarray, decision: ReconcileDecision, r
             continue
         a, b = alias.get(a, a), alias.get(b, b)
         fa, fb = facts[a], facts[b]
-        if a == b or (fa.created_at, fa.confidence) == (fb.created_at, fb.confidence):
+        if a == b or _rank(fa) == _rank(fb):
             continue
-        winner, loser = (fa, fb) if (fa.created_at, fa.confidence) > (fb.created_at,
-                                                                     fb.confidence) else (fb, fa)
+        winner, loser = (fa, fb) if _rank(fa) > _rank(fb) else (fb, fa)
         if not loser.active:
             continue
-        rule = "newer" if winner.created_at != loser.created_at else "higher confidence"
+        rule = "newer" if _rank(winner)[:2] != _rank(loser)[:2] else "higher confidence"
         similarity = (round(float(vectors[index[pair.first_id]] @ vectors[index[pair.second_id]]),
                             4))
         evidence = {"reasoner": reasoner, "rationale": pair.rationale, "winner_rule": rule,
