@@ -6,7 +6,9 @@ every second fact retired by a contradiction (``superseded_by`` the next one, ``
 its ``valid_from``), so a past read holds a different half of the facts than a current one.
 
 Measured (median of ``--repeats`` calls, warm): ``list`` of 100 facts and ``count`` with no
-cut, with ``as_of`` mid-2022, and the store's KNN (k = 10) with and without ``as_of``.
+cut, with ``as_of`` mid-2022, and the store's KNN (k = 10) with and without ``as_of``. The
+KNN repeats one query vector, so both read the product the store keeps for the last query
+(as the several lists of one hybrid search do); a new query pays the product once.
 Prints one JSON object. Run::
 
     PYTHONPATH=src python bench/as_of_reads.py --facts 20000

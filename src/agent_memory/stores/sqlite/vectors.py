@@ -319,8 +319,10 @@ class VectorIndex:
             scores = self._full_scores(vector)
         else:
             rows = np.flatnonzero(row_mask)
-            # Gathering copies the selected rows; for wide selections the full product is cheaper.
-            if rows.size * 4 < n:
+            # Gathering copies the selected rows; for wide selections the full product is cheaper,
+            # and so is a product already computed for this query (another list of one search).
+            memo = self._memo
+            if rows.size * 4 < n and (memo is None or memo[0] != vector.tobytes()):
                 scores = _cosines(self.matrix[rows], vector)
             else:
                 scores = self._full_scores(vector)[rows]
