@@ -323,3 +323,25 @@ async def test_a_concurrent_destination_write_is_never_overwritten_unseen(source
     assert sum(r.content == "concurrent edit" for r, *_ in held.values()) == 1
     await copy(source, dst, users=[users[0]])  # run again: the source's copy wins, knowingly
     assert_same_records(await contents(source, users[0]), await contents(dst, users[0]))
+
+
+async def test_a_copy_keeps_valid_time_and_as_of_reads(tmp_path) -> None:
+    """Facts retired by a contradiction keep their valid window in the destination, so the
+    destination answers ``as_of`` reads as the source does."""
+    from agent_memory.stores.base import EmbeddingSpec
+    from agent_memory.testing.temporal import EXPECTED, residence_corpus
+
+    src_path, dst_path = tmp_path / "src.db", tmp_path / "dst.db"
+    s = store(src_path)
+    await s.open(EmbeddingSpec(model="test:hand-built", dim=4))
+    await s.put(residence_corpus())
+    await s.close()
+    await copy(src_path, dst_path)
+    assert_same_records(await contents(src_path, "alice"), await contents(dst_path, "alice"))
+    d = store(dst_path)
+    await d.open(EmbeddingSpec(model="test:hand-built", dim=4))
+    try:
+        for moment, expected in EXPECTED.items():
+            assert {r.id for r in await d.list("alice", RecordQuery(as_of=moment))} == expected
+    finally:
+        await d.close()

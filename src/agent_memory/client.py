@@ -346,17 +346,24 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         include_superseded: bool = False,
         newest_first: bool = False,
         limit: int | None = None,
+        as_of: datetime | None = None,
     ) -> list[MemoryRecord]:
         """The user's records matching the filters, ordered by ``created_at``.
 
+        ``as_of`` reads the facts valid at that time (``valid_from <= as_of < valid_until``:
+        facts a later contradiction retired are included for the time they held, duplicates
+        merged away are represented by their merged fact); by default only current facts.
+        Other kinds are not filtered by it.
+
         Raises:
             MissingScopeError / InvalidScopeError: bad scope ids.
-            UnknownOptionError: an unknown kind. InvalidTimeError: a bad ``since``/``until``.
+            UnknownOptionError: an unknown kind. InvalidTimeError: a bad ``since``/``until``/
+                ``as_of``.
             InvalidNumberError: ``limit`` is not from 1 to ``MAX_K`` (1,000).
         """
         user_id = require_scope(user_id)
         query = self._memory_query(kinds, thread_id, agent_id, since, until,
-                                   include_superseded, newest_first, limit)
+                                   include_superseded, newest_first, limit, as_of)
         await self.connect()
         return await self.store.list(user_id, query)
 
@@ -373,6 +380,7 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         newest_first: bool = False,
         limit: int = 100,
         cursor: str | None = None,
+        as_of: datetime | None = None,
     ) -> Page:
         """One page of :meth:`get_memories` (``limit`` records after ``cursor``); pass
         ``page.cursor`` back for the next one (``None`` on the last page). Pages never shift
@@ -383,7 +391,7 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         """
         user_id = require_scope(user_id)
         query = self._memory_query(kinds, thread_id, agent_id, since, until,
-                                   include_superseded, newest_first, limit)
+                                   include_superseded, newest_first, limit, as_of)
         if cursor is not None:
             check.text(cursor, "cursor")
         await self.connect()
@@ -392,8 +400,8 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
     @staticmethod
     def _memory_query(kinds: Sequence[RecordKind | str] | None, thread_id: str | None,
                       agent_id: str | None, since: datetime | None, until: datetime | None,
-                      include_superseded: bool, newest_first: bool, limit: int | None
-                      ) -> RecordQuery:
+                      include_superseded: bool, newest_first: bool, limit: int | None,
+                      as_of: datetime | None = None) -> RecordQuery:
         return RecordQuery(
             kinds=check.options(RecordKind, kinds, "kind") if kinds else None,
             thread_id=check.optional_scope(thread_id, "thread_id"),
@@ -402,6 +410,7 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
             until=check.optional_moment(until, "until"),
             include_superseded=include_superseded, newest_first=newest_first,
             limit=check.optional_count(limit, "limit"),
+            as_of=check.optional_moment(as_of, "as_of"),
         )
 
     async def get_summary(self, user_id: str, thread_id: str) -> ThreadSummary | None:
@@ -434,19 +443,22 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         since: datetime | None = None,
         until: datetime | None = None,
         include_superseded: bool = False,
+        as_of: datetime | None = None,
     ) -> list[Hit]:
         """Vector, full-text or hybrid (RRF) search over the user's records; see
-        :func:`agent_memory.retrieval.search.search`.
+        :func:`agent_memory.retrieval.search.search`. ``as_of`` searches the facts valid at
+        that time instead of the current ones (as in :meth:`get_memories`).
 
         Raises:
             MissingScopeError / InvalidScopeError: bad scope ids.
             EmptyContentError / InvalidTextError: a blank query, or one with a lone surrogate.
             UnknownOptionError: an unknown mode or kind.
             InvalidNumberError: ``k`` is not from 1 to ``MAX_K`` (1,000).
-            InvalidTimeError: a ``since``/``until`` out of range in UTC.
+            InvalidTimeError: a ``since``/``until``/``as_of`` out of range in UTC.
         """
         user_id = require_scope(user_id)
         filters = SearchFilters(
+            as_of=check.optional_moment(as_of, "as_of"),
             kinds=check.options(RecordKind, kinds, "kind") if kinds else None,
             thread_id=check.optional_scope(thread_id, "thread_id"),
             agent_id=check.optional_scope(agent_id, "agent_id"),

@@ -322,6 +322,15 @@ class Fact(MemoryRecord):
         retrieval_key: the text the fact is indexed by when it differs from ``content``
             (seed 004 ``vector_txt``).
         occurred_at: the absolute date the fact refers to, when one was stated or resolved.
+        valid_from: when the fact became true (valid time, as in Zep/Graphiti's bi-temporal
+            edges): the date the text states when it is not after the evidence turn (a past
+            event or state change), else the evidence turn's time; defaults to ``created_at``
+            (extraction sets ``created_at`` to the evidence turn's time). Duplicates merge into
+            the earliest ``valid_from``.
+        valid_until: when it stopped being true: set by reconciliation when a later fact
+            contradicts it (the winner's ``valid_from``); ``None`` while it still holds.
+            ``as_of`` reads (:attr:`~agent_memory.stores.base.RecordQuery.as_of`) return the
+            facts with ``valid_from <= as_of < valid_until``.
         processed: whether long-term reflection has consumed it.
         access_count / last_accessed_at: recall statistics.
         superseded_by / supersede_reason / superseded_at: set when reconciliation retires it.
@@ -343,6 +352,8 @@ class Fact(MemoryRecord):
     content_hash: str = ""
     retrieval_key: str | None = None
     occurred_at: datetime | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
     processed: bool = False
     access_count: int = 0
     last_accessed_at: datetime | None = None
@@ -357,6 +368,13 @@ class Fact(MemoryRecord):
     def model_post_init(self, context: Any, /) -> None:
         if not self.content_hash:
             object.__setattr__(self, "content_hash", content_hash(self.content))
+        if self.valid_from is None:
+            object.__setattr__(self, "valid_from", self.created_at)
+
+    @field_validator("valid_from", "valid_until", "occurred_at")
+    @classmethod
+    def _utc_optional(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else as_utc(value)
 
     @property
     def active(self) -> bool:

@@ -85,3 +85,41 @@ def test_demo_runs_end_to_end():
     for expected in ("generate_thread_summary", "extract_facts", "user_summary_priya",
                      "search: 'Does she have children?'", "Anika"):
         assert expected in result.output
+
+
+def test_facts_and_search_as_of(tmp_path):
+    """``facts --as-of`` and ``search --as-of`` show the facts valid then, with their valid
+    time; without it, the current ones."""
+    import asyncio
+    from datetime import UTC, datetime
+
+    from agent_memory import AsyncMemory, Settings
+
+    store = tmp_path / "m.db"
+
+    async def build() -> None:
+        async with AsyncMemory.open(Settings.load(store=str(store))) as memory:
+            await memory.add_memories("kai", [
+                {"content": "Kai lives in Boston.", "subject": "Kai",
+                 "created_at": datetime(2024, 1, 10, tzinfo=UTC)},
+                {"content": "Kai moved to Portland in May 2025.", "subject": "Kai",
+                 "created_at": datetime(2025, 6, 20, tzinfo=UTC),
+                 "valid_from": datetime(2025, 5, 1, tzinfo=UTC)}])
+            await memory.reconcile_memories("kai")
+
+    asyncio.run(build())
+    base = ["--user", "kai", "--store", str(store)]
+    result = runner.invoke(app, ["facts", *base, "--as-of", "2024-06-15"])
+    assert result.exit_code == 0, result.output
+    assert "Boston" in result.output and "Portland" not in result.output
+    assert "2024-01-10 -> 2025-05-01" in result.output
+    result = runner.invoke(app, ["facts", *base, "--json"])
+    assert [f["content"] for f in json.loads(result.output)] == [
+        "Kai moved to Portland in May 2025."]
+    result = runner.invoke(app, ["search", "Where does Kai live?", *base, "--kind", "fact",
+                                 "--as-of", "2024-06-15", "--json"])
+    assert result.exit_code == 0, result.output
+    assert [h["record"]["content"] for h in json.loads(result.output)] == [
+        "Kai lives in Boston."]
+    result = runner.invoke(app, ["facts", *base, "--as-of", "June"])
+    assert result.exit_code != 0 and "as-of" in result.output

@@ -275,6 +275,8 @@ def test_browse_search_history_and_restore_in_a_browser(served, page, tmp_path):
         page.wait.until(lambda d, n=shown: len(page.find_all("#facts tbody tr")) > n)
     row = page.find(row_css)
     assert "superseded" in row.text
+    valid = row.find_element(page.by.CSS_SELECTOR, "td.valid").text  # its valid time
+    assert valid.startswith(fact["valid_from"][:10]) and "→" in valid
 
     # Its evidence turn, one click away.
     evidence = fact["evidence"][0]

@@ -1,5 +1,5 @@
 """Migrations on files written by older schemas: versions, turn order, control fields (5),
-the per-user text index (6), no FTS5 table (7)."""
+the per-user text index (6), no FTS5 table (7), valid time of facts (8)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,22 @@ def restore_records_fts(conn: sqlite3.Connection) -> None:
                  "SELECT rid, json_extract(doc, '$.content') FROM records")
 
 
+def roll_back_to_7(path: Path) -> None:
+    """Undo migration 8 on a closed file: no valid-time columns, no valid time in documents."""
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP INDEX records_by_validity")
+        for column in ("valid_from", "valid_until"):
+            conn.execute(f"ALTER TABLE records DROP COLUMN {column}")
+        conn.execute("UPDATE records SET doc = json_remove(doc, '$.valid_from', "
+                     "'$.valid_until')")
+        conn.execute("PRAGMA user_version = 7")
+    conn.close()
+
+
 def roll_back_to_4(path: Path) -> None:
-    """Undo migrations 7, 6 and 5 on a closed file: what a file of an older library looks
+    """Undo migrations 8, 7, 6 and 5 on a closed file: what a file of an older library looks
     like."""
+    roll_back_to_7(path)
     with sqlite3.connect(path) as conn:
         restore_records_fts(conn)
         for table in ("text_postings", "text_docs", "text_users"):
@@ -123,3 +136,50 @@ async def test_a_version_3_file_gains_the_speaker_index(tmp_path: Path) -> None:
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     conn.close()
     assert "records_by_speaker" in names
+
+
+async def test_a_version_7_file_gains_valid_time(tmp_path: Path) -> None:
+    """Facts read as valid from their ``created_at``; a fact retired by a contradiction
+    becomes valid until its winner's ``created_at`` (column and document), one merged into a
+    duplicate stays hidden from ``as_of`` reads."""
+    from datetime import UTC, datetime
+
+    from agent_memory.models import SupersedeReason
+
+    jan, june, july = (datetime(2024, m, 1, tzinfo=UTC) for m in (1, 6, 7))
+    path = tmp_path / "m.db"
+    store = SQLiteStore(path)
+    await store.open(SPEC)
+    await store.put([
+        Indexed(Fact(id="old", user_id="u", content="Ana lives in Porto.", created_at=jan,
+                     superseded_by="new", supersede_reason=SupersedeReason.CONTRADICT),
+                vectors=vec(1)),
+        Indexed(Fact(id="new", user_id="u", content="Ana moved to Lisbon.", created_at=june),
+                vectors=vec(1, 1)),
+        Indexed(Fact(id="dup", user_id="u", content="Ana lives in Porto!", created_at=jan,
+                     superseded_by="old", supersede_reason=SupersedeReason.DUPLICATE),
+                vectors=vec(1)),
+        turn(0, "hello"),
+    ])
+    await store.close()
+    roll_back_to_7(path)
+
+    store = SQLiteStore(path)
+    await store.open(SPEC)
+    old, new, dup = await store.get("u", ["old", "new", "dup"])
+    assert isinstance(old, Fact) and isinstance(new, Fact) and isinstance(dup, Fact)
+    assert (old.valid_from, old.valid_until) == (jan, june)
+    assert (new.valid_from, new.valid_until) == (june, None)
+    assert (dup.valid_from, dup.valid_until) == (jan, None)
+    for moment, expected in ((datetime(2024, 3, 1, tzinfo=UTC), ["old"]), (july, ["new"])):
+        query = RecordQuery(kinds=frozenset({"fact"}), as_of=moment)
+        assert [r.id for r in await store.list("u", query)] == expected
+        hits = await store.vector_search("u", vec(1)["content"], query, k=5)
+        assert [h.record.id for h in hits] == expected
+    await store.close()
+    with sqlite3.connect(path) as conn:
+        plan = " ".join(row[-1] for row in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM records r WHERE r.user_id = 'u' "
+            "AND r.kind = 'fact' AND r.valid_from <= 1 AND r.valid_until > 0"))
+        assert "records_by_validity" in plan
+    conn.close()

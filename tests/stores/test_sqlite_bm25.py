@@ -18,7 +18,7 @@ from agent_memory.stores.sqlite.migrations import FTS_TOKENIZER
 from agent_memory.stores.sqlite.query import fts_query, where_clause
 from agent_memory.stores.sqlite.text_schema import migration_006_text_index
 
-from .test_migrations import restore_records_fts
+from .test_migrations import restore_records_fts, roll_back_to_7
 
 SPEC = EmbeddingSpec(model="test:four", dim=4)
 ALL = RecordQuery()
@@ -186,6 +186,7 @@ async def test_a_version_5_file_gains_the_text_index(tmp_path: Path) -> None:
     await store.put([turn(i, text, user="bob") for i, text in enumerate(reversed(TEXTS))])
     before = {q: await store.text_search("alice", q, ALL, k=50) for q in QUERIES}
     await store.close()
+    roll_back_to_7(path)
     with sqlite3.connect(path) as conn:  # roll the file back to the schema before the index
         restore_records_fts(conn)
         for table in ("text_postings", "text_docs", "text_users"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+from datetime import datetime
 from enum import StrEnum
 from importlib import import_module
 from pathlib import Path
@@ -121,6 +122,9 @@ def search(
     mode: Annotated[Mode, typer.Option("--mode", help="Ranking.")] = Mode.hybrid,
     k: Annotated[int, typer.Option("-k", help="Number of hits.", min=1, max=1000)] = 10,
     thread: Annotated[str | None, typer.Option("--thread", help="Only this thread.")] = None,
+    as_of: Annotated[datetime | None, typer.Option(
+        "--as-of", help="Search the facts valid at this time (UTC date or date and time), "
+        "including those a later contradiction retired.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Search a user's memories: a table with scores per signal and provenance."""
@@ -129,7 +133,7 @@ def search(
     async def run() -> None:
         async with AsyncMemory.open(_settings(store)) as memory:
             hits = await memory.search(user, query, mode=mode.value, k=k, kinds=kind,
-                                       thread_id=thread)
+                                       thread_id=thread, as_of=as_of)
         if as_json:
             print(json.dumps([h.model_dump(mode="json") for h in hits], indent=2))
         else:

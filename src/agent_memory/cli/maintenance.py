@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -41,6 +42,12 @@ def _fact_line(fact) -> str:
     return f"{fact.id} [{state}] {fact.content}"
 
 
+def _valid_time(fact) -> str:
+    """``2024-01-10 -> 2025-05-01`` (``-> now`` while the fact still holds)."""
+    start = f"{fact.valid_from:%Y-%m-%d}" if fact.valid_from else "?"
+    return f"{start} -> {fact.valid_until:%Y-%m-%d}" if fact.valid_until else f"{start} -> now"
+
+
 def register(app: typer.Typer) -> None:
     """Add the commands to ``app``."""
     from .app import handles_errors
@@ -70,6 +77,35 @@ def register(app: typer.Typer) -> None:
                       f"{result.contradicted}")
         for fid in result.merged_ids:
             console.print(f"  new merged fact {fid}")
+
+    @app.command()
+    @handles_errors
+    def facts(user: UserOpt, store: StoreOpt = None,
+              as_of: Annotated[datetime | None, typer.Option(
+                  "--as-of", help="The facts valid at this time (UTC date or date and time), "
+                  "including those a later contradiction retired; default: current facts.")
+              ] = None,
+              limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 100,
+              as_json: JsonOpt = False) -> None:
+        """List a user's facts and insights with their valid time (newest first)."""
+
+        async def run():
+            async with _memory(store) as memory:
+                return await memory.get_memories(user, kinds=["fact", "insight"], as_of=as_of,
+                                                 newest_first=True, limit=limit)
+
+        found = asyncio.run(run())
+        if as_json:
+            print(json.dumps([f.model_dump(mode="json") for f in found], indent=2))
+            return
+        when = f"as of {as_of:%Y-%m-%d %H:%M}" if as_of else "current"
+        table = Table("id", "valid", "state", "content", title=f"facts of {user} ({when})")
+        for fact in found:
+            state = "active" if fact.active else (
+                f"{fact.supersede_reason.value} -> {fact.superseded_by}")
+            table.add_row(fact.id, _valid_time(fact), state,
+                          " ".join(fact.content.split())[:100])
+        console.print(table)
 
     @app.command()
     @handles_errors

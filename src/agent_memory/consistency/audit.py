@@ -37,12 +37,23 @@ def add_event(fact: Fact, action: str, at: datetime, **fields: Any) -> Fact:
 
 
 def supersede(fact: Fact, by: str, reason: SupersedeReason, at: datetime,
-              evidence: dict[str, Any]) -> Fact:
-    """A copy of ``fact`` retired in favour of ``by``, with its evidence and an audit event."""
-    retired = fact.model_copy(update={
+              evidence: dict[str, Any], valid_until: datetime | None = None) -> Fact:
+    """A copy of ``fact`` retired in favour of ``by``, with its evidence and an audit event.
+
+    Args:
+        valid_until: when the fact stopped being true (a contradiction: the winner's
+            ``valid_from``); kept in the event's evidence too. ``None`` leaves the fact's own
+            (a duplicate merged away is represented by its merged fact).
+    """
+    update: dict[str, Any] = {
         "superseded_by": by, "supersede_reason": reason, "superseded_at": at,
         "supersede_evidence": evidence,
-    })
+    }
+    if valid_until is not None:
+        update["valid_until"] = valid_until
+        evidence = {**evidence, "valid_until": valid_until.isoformat()}
+        update["supersede_evidence"] = evidence
+    retired = fact.model_copy(update=update)
     return add_event(retired, "superseded", at, by=by, reason=reason.value, evidence=evidence)
 
 
@@ -98,7 +109,8 @@ async def restore(store: MemoryStore, user_id: str, fact_id: str) -> Fact:
     """Undo the decision that retired a fact: make it active again and pin it.
 
     The fact gets a ``restored`` event naming the decision undone; the fact that had replaced
-    it gets one too. Flags only: nothing is re-embedded.
+    it gets one too. Undoing a contradiction also clears the ``valid_until`` it set (the
+    event keeps the old value). Flags only: nothing is re-embedded.
 
     Returns:
         The restored fact.
@@ -117,10 +129,14 @@ async def restore(store: MemoryStore, user_id: str, fact_id: str) -> Fact:
     undone = {"by": fact.superseded_by,
               "reason": fact.supersede_reason.value if fact.supersede_reason else None,
               "superseded_at": fact.superseded_at.isoformat() if fact.superseded_at else None}
-    restored = fact.model_copy(update={
+    update: dict[str, Any] = {
         "superseded_by": None, "supersede_reason": None, "superseded_at": None,
         "pinned": True,
-    })
+    }
+    if fact.supersede_reason == SupersedeReason.CONTRADICT and fact.valid_until is not None:
+        undone["valid_until"] = fact.valid_until.isoformat()
+        update["valid_until"] = None
+    restored = fact.model_copy(update=update)
     restored = add_event(restored, "restored", now, evidence=undone)
     changes = [restored]
     if fact.superseded_by:

@@ -11,11 +11,17 @@ Steps:
    duplicate groups and contradicting pairs (:class:`~agent_memory.reasoners.reconcile_models.
    ReconcileDecision`).
 4. **Apply**: each duplicate group becomes one new merged fact (union of evidence, highest
-   confidence and importance, newest ``created_at``, ``merged_from``); the
-   originals are superseded with reason ``duplicate`` and ``superseded_by`` = the merged id.
-   For each contradicting pair (a merged original stands for its merged fact), the newer fact
-   (``created_at``) wins and higher ``confidence`` breaks ties (a full tie decides nothing); the
-   loser is superseded with reason ``contradict`` and ``superseded_by`` = the winner.
+   confidence and importance, newest ``created_at``, the *earliest* ``valid_from``,
+   ``merged_from``); the originals are superseded with reason ``duplicate`` and
+   ``superseded_by`` = the merged id (they keep no ``valid_until``: ``as_of`` reads show the
+   merged fact in their place). For each contradicting pair (a merged original stands for its
+   merged fact), the newer fact wins: the one true since later (``valid_from``; as Graphiti
+   orders edges by ``valid_at``), then the one stated later (``created_at``), then higher
+   ``confidence`` (a full tie decides nothing); the loser is superseded with reason ``contradict`` and
+   ``superseded_by`` = the winner, and becomes valid until the winner's ``valid_from`` (its
+   ``created_at`` when it has none; never before the loser's own ``valid_from``, so a
+   winner that dates the change earlier leaves the loser an empty window), so ``as_of`` reads
+   still find it for the time it held (temporal validity, docs/consistency.md).
 5. **Write**: the merged facts in one atomic ``put``, then every flag change in one atomic
    ``update`` (nothing re-embedded). Each change carries its evidence
    (``supersede_evidence``) and an audit event (:mod:`.audit`).
@@ -30,6 +36,7 @@ roll-forward of the next pass, so nothing is decided twice.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -184,9 +191,25 @@ def _merged_fact(members: Sequence[Fact], text: str, evidence: dict) -> Fact:
         importance=max(importances) if importances else None,
         occurred_at=best.occurred_at, evidence=turns,
         created_at=max(f.created_at for f in members), updated_at=now,
+        valid_from=min(f.valid_from or f.created_at for f in members),
+        valid_until=(None if any(f.valid_until is None for f in members)
+                     else max(f.valid_until for f in members if f.valid_until)),
         merged_from=[f.id for f in members],
     )
     return add_event(merged, "merged", now, ids=[f.id for f in members], evidence=evidence)
+
+
+def _rank(fact: Fact) -> tuple[datetime, datetime, float]:
+    """Contradiction winner order: true since later (``valid_from``), then stated later
+    (``created_at``), then more confident."""
+    return (fact.valid_from or fact.created_at, fact.created_at, fact.confidence)
+
+
+def ended(loser: Fact, winner: Fact) -> datetime:
+    """When a contradicted fact stopped holding: the winner's ``valid_from`` (else its
+    ``created_at``), not before the loser's own ``valid_from``."""
+    start = loser.valid_from or loser.created_at
+    return max(winner.valid_from or winner.created_at, start)
 
 
 def _apply(pool: list[Fact], vectors: np.ndarray, decision: ReconcileDecision, reasoner: str,
@@ -217,18 +240,18 @@ def _apply(pool: list[Fact], vectors: np.ndarray, decision: ReconcileDecision, r
             continue
         a, b = alias.get(a, a), alias.get(b, b)
         fa, fb = facts[a], facts[b]
-        if a == b or (fa.created_at, fa.confidence) == (fb.created_at, fb.confidence):
+        if a == b or _rank(fa) == _rank(fb):
             continue
-        winner, loser = (fa, fb) if (fa.created_at, fa.confidence) > (fb.created_at,
-                                                                     fb.confidence) else (fb, fa)
+        winner, loser = (fa, fb) if _rank(fa) > _rank(fb) else (fb, fa)
         if not loser.active:
             continue
-        rule = "newer" if winner.created_at != loser.created_at else "higher confidence"
+        rule = "newer" if _rank(winner)[:2] != _rank(loser)[:2] else "higher confidence"
         similarity = (round(float(vectors[index[pair.first_id]] @ vectors[index[pair.second_id]]),
                             4))
         evidence = {"reasoner": reasoner, "rationale": pair.rationale, "winner_rule": rule,
                     "similarity": similarity}
-        facts[loser.id] = supersede(loser, winner.id, SupersedeReason.CONTRADICT, now, evidence)
+        facts[loser.id] = supersede(loser, winner.id, SupersedeReason.CONTRADICT, now, evidence,
+                                    valid_until=ended(loser, winner))
         facts[winner.id] = add_event(facts[winner.id], "replaced", now, ids=[loser.id],
                                      reason=SupersedeReason.CONTRADICT.value, evidence=evidence)
         for fid in (loser.id, winner.id):

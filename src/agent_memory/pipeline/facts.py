@@ -6,6 +6,13 @@ reconciliation that came from the same turns; an exact re-extraction is skipped 
 ``exact_dedup_skipped``, so re-running the step changes nothing and never revives a retired fact.
 Every draft first passes the grounding check (:mod:`agent_memory.grounding`) against the thread's
 turns; refused drafts are logged and counted in ``grounding_rejected``, never stored.
+
+Valid time (:func:`valid_from`): a fact holds from the date its text states (``occurred_at``,
+as the reasoner resolved it against the turn's date; when the reasoner gave none, the start of
+the first period the fact's text names, :func:`agent_memory.timeref.stated_start`: "since
+2019", "in May 2025") when that date is not after the turn ("I moved to Portland in May",
+said in June: from May), else from the evidence turn's time (a plan or a date ahead is known
+from when it was said). ``created_at`` stays the evidence turn's time.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from datetime import date, datetime
 from ..grounding import Claim, grounder_for
 from ..models import Fact, RecordKind, Turn, as_utc, content_hash, new_id, require_scope, utcnow
 from ..stores.base import RecordQuery
+from ..timeref import stated_start
 from .context import Components, StepResult
 
 _BATCH_TURNS = 200
@@ -30,6 +38,14 @@ def _occurred_at(value: str | None) -> datetime | None:
             return as_utc(datetime.combine(date.fromisoformat(value[:10]), datetime.min.time()))
         except ValueError:
             return None
+
+
+def valid_from(occurred_at: datetime | None, stated_at: datetime) -> datetime:
+    """When an extracted fact became true: ``occurred_at`` when given and not after
+    ``stated_at`` (the evidence turn's time), else ``stated_at``. Both aware UTC."""
+    if occurred_at is not None and occurred_at <= stated_at:
+        return occurred_at
+    return stated_at
 
 
 async def extract_facts(
@@ -105,6 +121,8 @@ async def extract_facts(
             continue
         known.add(digest)
         source = by_id[evidence[-1]]
+        occurred = _occurred_at(draft.occurred_at)
+        stated = occurred or stated_start(draft.text, as_utc(source.created_at))
         facts.append(
             Fact(
                 id=new_id("fact"),
@@ -117,9 +135,10 @@ async def extract_facts(
                 confidence=draft.confidence,
                 importance=draft.importance,
                 content_hash=digest,
-                occurred_at=_occurred_at(draft.occurred_at),
+                occurred_at=occurred,
                 evidence=evidence,
                 created_at=source.created_at,
+                valid_from=valid_from(stated, as_utc(source.created_at)),
                 updated_at=now,
             )
         )

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import validation as check
 from ..errors import AgentMemoryError, ContentTooLargeError, InvalidInputError
-from ..models import Fact, RecordKind, new_id, require_scope, utcnow
+from ..models import Fact, RecordKind, as_utc, new_id, require_scope, utcnow
 from ..pipeline.context import Components
 
 
@@ -36,6 +36,8 @@ class MemoryInput(BaseModel):
         agent_id / thread_id: optional scopes.
         category / subject / confidence / evidence / metadata / created_at / id: as on
             :class:`~agent_memory.models.Fact`.
+        valid_from / valid_until: the fact's valid time (default: from ``created_at``, still
+            valid); ``valid_until`` must be after ``valid_from``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -53,6 +55,8 @@ class MemoryInput(BaseModel):
     evidence: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
     id: str | None = None
 
 
@@ -89,6 +93,11 @@ def _build(user_id: str, item: MemoryInput, now: datetime, max_chars: int) -> Fa
     check.optional_scope(item.agent_id, "agent_id")
     check.optional_scope(item.thread_id, "thread_id")
     check.optional_moment(item.created_at, "created_at")
+    start = check.optional_moment(item.valid_from, "valid_from") or item.created_at or now
+    end = check.optional_moment(item.valid_until, "valid_until")
+    if end is not None and end <= as_utc(start):
+        raise InvalidInputError(f"valid_until ({end.isoformat()}) must be after valid_from "
+                                f"({as_utc(start).isoformat()})")
     if item.retrieval_key is not None and not item.retrieval_key.strip():
         raise InvalidInputError("retrieval_key must not be blank when given")
     if item.collection is not None and not item.collection.strip():
@@ -110,6 +119,8 @@ def _build(user_id: str, item: MemoryInput, now: datetime, max_chars: int) -> Fa
         metadata=item.metadata,
         created_at=item.created_at or now,
         updated_at=now,
+        valid_from=item.valid_from,
+        valid_until=item.valid_until,
     )
 
 

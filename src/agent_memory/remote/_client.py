@@ -180,16 +180,18 @@ class RemoteMemory(SessionsRoutes, ConsistencyRoutes):
         include_superseded: bool = False,
         newest_first: bool = False,
         limit: int | None = None,
+        as_of: datetime | None = None,
     ) -> list[MemoryRecord]:
         """The user's records matching the filters: the pages of :meth:`get_memories_page`
-        (``MAX_K`` records each) joined, or one page of ``limit``."""
+        (``MAX_K`` records each) joined, or one page of ``limit``; ``as_of``: the facts valid
+        at that time."""
         records: list[MemoryRecord] = []
         cursor: str | None = None
         while True:
             page = await self.get_memories_page(
                 user_id, kinds=kinds, thread_id=thread_id, agent_id=agent_id, since=since,
                 until=until, include_superseded=include_superseded,
-                newest_first=newest_first, limit=limit or MAX_K, cursor=cursor)
+                newest_first=newest_first, limit=limit or MAX_K, cursor=cursor, as_of=as_of)
             records += page.records
             cursor = page.cursor
             if cursor is None or limit is not None:
@@ -208,6 +210,7 @@ class RemoteMemory(SessionsRoutes, ConsistencyRoutes):
         newest_first: bool = False,
         limit: int = 100,
         cursor: str | None = None,
+        as_of: datetime | None = None,
     ) -> Page:
         """One page of records (``GET /v1/users/{u}/memories``, keyset paging)."""
         params: dict[str, Any] = {
@@ -217,6 +220,7 @@ class RemoteMemory(SessionsRoutes, ConsistencyRoutes):
             "until": until.isoformat() if isinstance(until, datetime) else until,
             "include_superseded": include_superseded, "newest_first": newest_first,
             "limit": limit, "cursor": cursor,
+            "as_of": as_of.isoformat() if isinstance(as_of, datetime) else as_of,
         }
         body = await self.http.call(
             "GET", self.user_path(user_id, "memories"), idempotent=True,
@@ -258,12 +262,13 @@ class RemoteMemory(SessionsRoutes, ConsistencyRoutes):
         since: datetime | None = None,
         until: datetime | None = None,
         include_superseded: bool = False,
+        as_of: datetime | None = None,
     ) -> list[Hit]:
         """Vector, full-text or hybrid (RRF) search (``POST /v1/users/{u}/search``)."""
         body = {"query": query, "mode": _value(mode), "k": k,
                 "kinds": [_value(kind) for kind in kinds] if kinds else None,
                 "thread_id": thread_id, "agent_id": agent_id, "since": since,
-                "until": until, "include_superseded": include_superseded}
+                "until": until, "include_superseded": include_superseded, "as_of": as_of}
         return await self.http.call("POST", self.user_path(user_id, "search"), json=body,
                                     idempotent=True, into=HITS)
 

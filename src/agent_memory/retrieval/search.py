@@ -47,6 +47,7 @@ class SearchFilters(BaseModel):
         since / until: ``created_at`` range, inclusive / exclusive.
         categories: only facts/insights in these categories.
         include_superseded: also search facts retired by reconciliation.
+        as_of: search the facts valid at this time (:attr:`RecordQuery.as_of`).
         collections: only records in these collections (seed 004).
     """
 
@@ -59,6 +60,7 @@ class SearchFilters(BaseModel):
     until: datetime | None = None
     categories: frozenset[str] | None = None
     include_superseded: bool = False
+    as_of: datetime | None = None
     collections: frozenset[str] | None = None
 
     def to_query(self) -> RecordQuery:
@@ -71,6 +73,7 @@ class SearchFilters(BaseModel):
             until=as_utc(self.until) if self.until else None,
             categories=self.categories,
             include_superseded=self.include_superseded,
+            as_of=as_utc(self.as_of) if self.as_of else None,
             collections=self.collections,
         )
 

@@ -148,10 +148,14 @@ class SearchInput(_Input):
     until: datetime | None = Field(default=None, description="Created before (ISO 8601).")
     include_superseded: bool = Field(default=False,
                                      description="Also facts retired by reconciliation.")
+    as_of: datetime | None = Field(
+        default=None, description="Search the facts valid at this time (ISO 8601), e.g. "
+        "where the user lived then; default: current facts only.")
 
 
 class MemoryHit(BaseModel):
-    """One search hit: the record's text, its score per signal and its provenance."""
+    """One search hit: the record's text, its score per signal and its provenance (and, for
+    a fact, its valid time: ``valid_from``, ``valid_until`` once a later fact replaced it)."""
 
     content: str
     score: float
@@ -159,6 +163,8 @@ class MemoryHit(BaseModel):
     provenance: Provenance
     category: str | None = None
     superseded_by: str | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
 
 
 class SearchOutput(BaseModel):
@@ -174,7 +180,9 @@ async def search(memory: AsyncMemory, user_id: str, request: SearchInput) -> Sea
         MemoryHit(content=h.record.content, score=h.score, signals=h.signals,
                   provenance=h.provenance,
                   category=h.record.category if isinstance(h.record, Fact) else None,
-                  superseded_by=h.record.superseded_by if isinstance(h.record, Fact) else None)
+                  superseded_by=h.record.superseded_by if isinstance(h.record, Fact) else None,
+                  valid_from=h.record.valid_from if isinstance(h.record, Fact) else None,
+                  valid_until=h.record.valid_until if isinstance(h.record, Fact) else None)
         for h in hits])
 
 

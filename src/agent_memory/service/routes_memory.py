@@ -88,13 +88,16 @@ async def list_memories(
     newest_first: bool = False,
     limit: int = 100,
     cursor: str | None = None,
+    as_of: Annotated[datetime | None, Query(
+        description="Facts valid at this time (ISO 8601), including those a later "
+                    "contradiction retired; default: current facts only.")] = None,
 ) -> MemoryPage:
     """One page of the user's records (keyset paging: pages never shift when records are
     written meanwhile); ``limit`` 1-1,000."""
     page = await memory.get_memories_page(
         user_id, kinds=kind, thread_id=thread_id, agent_id=agent_id, since=since,
         until=until, include_superseded=include_superseded, newest_first=newest_first,
-        limit=limit, cursor=cursor)
+        limit=limit, cursor=cursor, as_of=as_of)
     return MemoryPage(records=page.records, cursor=page.cursor)  # type: ignore[arg-type]
 
 

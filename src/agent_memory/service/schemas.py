@@ -58,6 +58,7 @@ class SearchBody(_Body):
     """A search: the arguments of ``AsyncMemory.search``.
 
     ``kinds``: turn, summary, fact, interaction, insight, profile (default: every kind).
+    ``as_of``: search the facts valid at that time (ISO 8601) instead of the current ones.
     """
 
     query: str
@@ -69,6 +70,7 @@ class SearchBody(_Body):
     since: datetime | None = None
     until: datetime | None = None
     include_superseded: bool = False
+    as_of: datetime | None = None
 
 
 class RecallBody(_Body):

@@ -5,7 +5,8 @@ Three search tools over one user's memory (:class:`CFRTools`):
 - ``search_interactions(query, top_k)``: hybrid (RRF of cosine KNN over both vectors, content
   and summary, and BM25 over content + topics + entities) over interaction records;
 - ``search_insights(query, insight_type=None, category=None, top_k)``: hybrid over session
-  insights (``insight_type="session"``), the long-term profile (``"long_term"``) or both;
+  insights (``insight_type="session"``), the long-term profile (``"long_term"``) or, by
+  default, both and the extracted facts;
 - ``search_session_summaries(query, top_k)``: hybrid over session records that have a summary.
 
 A hit found only by its vector must reach ``Settings.similarity_threshold`` (cosine); a hit
@@ -13,15 +14,29 @@ with a full-text match always counts. The reasoner decides which tools to run (a
 bounded tool-calling loop, or the offline planner) and compiles the facts; :func:`render` adds
 a "Sources" list (record id, kind, session, date) for the records the answer cites (all
 retrieved records when it cites none).
+
+Time: when the question names a past period ("where did she live in 2023?",
+:func:`agent_memory.timeref.asked_moment`), facts and insights are searched ``as_of`` the end of that
+period (the facts valid then, including those a later contradiction retired) and the profile,
+which describes the present, is left out.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from ..errors import InvalidInputError
 from ..indexing import SUMMARY
-from ..models import Fact, Interaction, RecordKind, ThreadSummary, UserProfile, require_scope
+from ..models import (
+    Fact,
+    Interaction,
+    RecordKind,
+    ThreadSummary,
+    UserProfile,
+    require_scope,
+    utcnow,
+)
 from ..pipeline.context import Components
 from ..reasoners.extractive.sentences import content_terms
 from ..reasoners.sessions_models import (
@@ -34,6 +49,7 @@ from ..reasoners.sessions_models import (
 from ..retrieval.hits import Hit
 from ..retrieval.search import SearchFilters, SearchRequest, search
 from ..stores.base import CONTENT
+from ..timeref import asked_moment
 from .context import profile_text
 
 DEFAULT_MAX_ROUNDS = 4
@@ -50,9 +66,10 @@ class CFRTools:
         user_id: the partition searched.
     """
 
-    def __init__(self, c: Components, user_id: str) -> None:
+    def __init__(self, c: Components, user_id: str, as_of: datetime | None = None) -> None:
         self.c = c
         self.user_id = require_scope(user_id)
+        self.as_of = as_of
 
     async def run(self, name: str, arguments: dict[str, Any]) -> list[RetrievedItem]:
         """Run tool ``name`` with ``arguments`` (the JSON object an LLM sent).
@@ -84,7 +101,7 @@ class CFRTools:
                       ) -> list[Hit]:
         if not isinstance(query, str) or not query.strip():
             raise InvalidInputError("query must be a non-empty string")
-        filters = SearchFilters(kinds=frozenset(kinds),
+        filters = SearchFilters(kinds=frozenset(kinds), as_of=self.as_of,
                                 categories=frozenset(categories) if categories else None)
         request = SearchRequest(query=query, k=k, filters=filters, fields=fields)
         hits = await search(self.c.store, self.c.embedder, self.user_id, request,
@@ -118,17 +135,21 @@ class CFRTools:
     async def search_insights(self, query: str, insight_type: str | None = None,
                               category: str | None = None, top_k: int | None = None
                               ) -> list[RetrievedItem]:
-        """Session insights and/or the long-term profile."""
+        """Session insights and/or the long-term profile; by default extracted facts too."""
         k = self._k(top_k, self.c.settings.top_k_facts)
         if insight_type not in (None, "session", "long_term"):
             raise InvalidInputError("insight_type must be 'session' or 'long_term'")
         if category is not None and not isinstance(category, str):
             raise InvalidInputError("category must be a string")
-        kinds = {RecordKind.INSIGHT, RecordKind.PROFILE}
+        kinds = {RecordKind.INSIGHT, RecordKind.PROFILE, RecordKind.FACT}
         if insight_type == "session" or category:
             kinds = {RecordKind.INSIGHT}
         elif insight_type == "long_term":
             kinds = {RecordKind.PROFILE}
+        if self.as_of is not None:  # the profile describes the present
+            kinds.discard(RecordKind.PROFILE)
+        if not kinds:
+            return []
         hits = await self._search(query, kinds, k, categories={category} if category else None)
         items = []
         for hit in hits:
@@ -137,7 +158,7 @@ class CFRTools:
                 items.append(RetrievedItem(id=record.id, kind="profile", date=record.updated_at,
                                            text=profile_text(record), score=hit.score))
             elif isinstance(record, Fact):
-                items.append(RetrievedItem(id=record.id, kind="insight",
+                items.append(RetrievedItem(id=record.id, kind=str(record.kind),
                                            session_id=record.thread_id, date=record.created_at,
                                            text=record.content, category=record.category,
                                            score=hit.score))
@@ -168,9 +189,9 @@ async def retrieve(c: Components, user_id: str, query: str,
         InvalidInputError: blank query.
         ReasonerError: the LLM failed.
     """
-    tools = CFRTools(c, user_id)
     if not isinstance(query, str) or not query.strip():
         raise InvalidInputError("the query must not be empty")
+    tools = CFRTools(c, user_id, as_of=asked_moment(query, utcnow()))
     return await c.reasoner.retrieve_facts(
         query.strip(), tools.run, categories=c.settings.insight_categories,
         top_k=c.settings.top_k_facts, max_rounds=max_rounds,

@@ -108,6 +108,11 @@ class RecordQuery(BaseModel):
             indexed look-up).
         categories: only facts/insights in these categories.
         include_superseded: include facts retired by reconciliation (default False).
+        as_of: a valid-time cut (bi-temporal reads): facts and insights only when
+            ``valid_from <= as_of < valid_until`` (``valid_until`` null: still valid), and then
+            a fact retired by a contradiction (one with ``valid_until``) counts as valid in
+            its window; facts merged into a duplicate stay hidden (their merged fact stands
+            for them) unless ``include_superseded``. Other kinds are not filtered by it.
         processed: only facts/insights with this ``processed`` flag.
         newest_first: order by ``created_at`` (then ``seq``) descending instead of ascending.
         limit: at most this many records.
@@ -129,6 +134,7 @@ class RecordQuery(BaseModel):
     content_hashes: frozenset[str] | None = None
     categories: frozenset[str] | None = None
     include_superseded: bool = False
+    as_of: datetime | None = None
     processed: bool | None = None
     newest_first: bool = False
     limit: int | None = Field(default=None, gt=0)

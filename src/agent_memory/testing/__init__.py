@@ -47,7 +47,7 @@ the store does: a declared capability whose tests fail is a bug in the store.
 Adding a test: write an ``async def test_...(self, store)`` method (``connect`` opens more
 clients) in the class of its topic: :class:`~.records.RecordTests`,
 :class:`~.search.SearchTests`, :class:`~.concurrency.ConcurrencyTests`,
-:class:`~.export.ExportTests` or
+:class:`~.export.ExportTests`, :class:`~.temporal.TemporalTests` or
 :class:`JobQueueConformance`; every subclass of the suite runs it.
 
 Dependencies: this package imports pytest and pytest-asyncio (``pip install
@@ -64,6 +64,7 @@ from .export import ExportTests
 from .jobs import JobQueueConformance, QueueFactory
 from .records import RecordTests
 from .search import SearchTests
+from .temporal import TemporalTests
 
 __all__ = [
     "Capability",
@@ -77,5 +78,6 @@ __all__ = [
     "StoreConformance",
     "StoreFactory",
     "StoreHarness",
+    "TemporalTests",
     "requires",
 ]

@@ -252,13 +252,17 @@ async function factsScreen(view) {
   const body = el("tbody", {});
   const more = el("button", { type: "button", id: "facts-more", hidden: true }, "More");
   const count = el("span", { class: "muted", id: "facts-count" });
+  // valid time: the facts that held on a day (end of that day, UTC), or the current ones
+  const asOf = el("input", { type: "date", id: "facts-as-of", value: state.factsAsOf || "" });
   let cursor = null;
   let shown = 0;
   const load = async () => {
-    const page = await api("GET", ROUTES.memories(state.user), undefined, {
+    const params = {
       kind: ["fact", "insight"], include_superseded: toggle.checked, newest_first: true,
       limit: PAGE, cursor,
-    });
+    };
+    if (asOf.value) params.as_of = `${asOf.value}T23:59:59Z`;
+    const page = await api("GET", ROUTES.memories(state.user), undefined, params);
     const records = page.records;
     body.append(...records.map(factRow));
     shown += records.length;
@@ -270,13 +274,18 @@ async function factsScreen(view) {
     state.showSuperseded = toggle.checked;
     showTab("facts");
   });
+  asOf.addEventListener("change", () => {
+    state.factsAsOf = asOf.value;
+    showTab("facts");
+  });
   more.addEventListener("click", () => guarded(load));
   fill(view,
     el("h2", {}, `Facts and insights of ${state.user}`),
     el("div", { class: "toolbar" },
-      el("label", {}, toggle, " show superseded"), count),
+      el("label", {}, toggle, " show superseded"), " ",
+      el("label", {}, "valid on ", asOf), count),
     el("table", { id: "facts" },
-      el("thead", {}, el("tr", {}, ["Fact", "Kind", "Subject", "Category", "Conf.",
+      el("thead", {}, el("tr", {}, ["Fact", "Kind", "Subject", "Category", "Conf.", "Valid",
         "Status", "Evidence", ""].map((h) => el("th", {}, h)))),
       body),
     more);
@@ -289,6 +298,12 @@ function status(fact) {
     : badge(fact.pinned ? "active, pinned" : "active", "active");
 }
 
+/** A fact's valid time: "2024-01-10 → 2025-05-01", or "2024-01-10 → now" while it holds. */
+function validity(fact) {
+  const day = (iso) => (iso ? iso.slice(0, 10) : "?");
+  return `${day(fact.valid_from || fact.created_at)} → ${fact.valid_until ? day(fact.valid_until) : "now"}`;
+}
+
 function factRow(fact) {
   return el("tr", { class: fact.superseded_by ? "superseded" : "", "data-fact": fact.id },
     el("td", {}, fact.content),
@@ -296,6 +311,7 @@ function factRow(fact) {
     el("td", {}, fact.subject || ""),
     el("td", {}, fact.category || ""),
     el("td", { class: "num" }, num(fact.confidence, 2)),
+    el("td", { class: "valid" }, validity(fact)),
     el("td", {}, status(fact)),
     el("td", {}, evidenceLinks(fact.evidence)),
     el("td", {},
@@ -319,7 +335,7 @@ function restoreButton(factId) {
 function factCard(fact, label) {
   return el("div", { class: "card", "data-fact": fact.id },
     el("div", { class: "meta" }, label ? `${label} · ` : "", fact.kind, " · ", fact.id, " · ",
-      when(fact.created_at), " ", status(fact)),
+      when(fact.created_at), " · valid ", validity(fact), " ", status(fact)),
     el("div", {}, fact.content),
     el("div", { class: "meta" }, "evidence: ", evidenceLinks(fact.evidence)),
     el("div", {}, linkButton("History", () => guarded(() => showHistory(fact.id))),

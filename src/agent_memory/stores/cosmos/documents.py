@@ -13,7 +13,12 @@ A document holds the record's fields (``model_dump(mode="json")``) plus what the
   ``id:<id>`` (the container's unique key: a turn position is taken once per user);
 - ``ttl``: seconds a turn lives, when turns expire.
 
-``created_at`` and ``updated_at`` are written as ``%Y-%m-%dT%H:%M:%S.%fZ`` (UTC, always six
+- ``valid_start`` / ``valid_end`` / ``valid_hidden``: the valid time of a fact or insight
+  (``valid_from``; ``valid_until``, or :data:`OPEN_END` while it holds) and whether ``as_of``
+  reads hide it (merged into a duplicate: superseded without ``valid_until``); other kinds
+  get ``""`` / :data:`OPEN_END` / false, so an ``as_of`` filter is three flat comparisons.
+
+``created_at`` and ``updated_at`` (and the valid-time fields) are written as ``%Y-%m-%dT%H:%M:%S.%fZ`` (UTC, always six
 fractional digits) so that string order is time order for ORDER BY and range filters.
 The record's ``etag`` is the document's ``_etag``.
 """
@@ -30,7 +35,7 @@ from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from ...errors import DimensionMismatchError, InvalidInputError, StoreError
-from ...models import RECORD_ADAPTER, MemoryRecord, RecordKind, Turn, as_utc
+from ...models import RECORD_ADAPTER, Fact, MemoryRecord, RecordKind, Turn, as_utc
 from ..base import CONTENT, Indexed
 
 SEQUENCE_KIND = "sequence"
@@ -39,8 +44,12 @@ SEQUENCE_KIND = "sequence"
 RECORD_KINDS = tuple(k.value for k in RecordKind)
 """Every record kind: queries name them, so sequence and meta documents never match."""
 
-SEARCH_FIELDS = frozenset({"text", "embedded", "order_seq", "position", "ttl"})
+SEARCH_FIELDS = frozenset({"text", "embedded", "order_seq", "position", "ttl", "valid_start",
+                           "valid_end", "valid_hidden"})
 """Document fields that are not record fields."""
+
+OPEN_END = "9999-12-31T23:59:59.999999Z"
+"""``valid_end`` of a fact still valid (and of every other kind): after any timestamp."""
 
 SYSTEM_FIELDS = frozenset({"_rid", "_self", "_ts", "_attachments", "_etag", "_lsn"})
 
@@ -111,6 +120,10 @@ def to_document(item: Indexed, dim: int, ttl: int | None = None) -> dict[str, An
     check_text(json.dumps(doc, ensure_ascii=False), f"record {record.id!r}")
     doc["created_at"] = timestamp(record.created_at)
     doc["updated_at"] = timestamp(record.updated_at)
+    fact = record if isinstance(record, Fact) else None
+    doc["valid_start"] = timestamp(fact.valid_from or fact.created_at) if fact else ""
+    doc["valid_end"] = timestamp(fact.valid_until) if fact and fact.valid_until else OPEN_END
+    doc["valid_hidden"] = bool(fact and fact.superseded_by and fact.valid_until is None)
     text = item.index_text
     check_text(text, f"record {record.id!r}")
     doc["text"] = text

@@ -6,7 +6,7 @@ always names the user (``c.user_id = @user_id``; queries also pass the partition
 record kinds (so sequence and meta documents never match). Same semantics as the SQLite
 store's ``where_clause`` (:mod:`agent_memory.stores.sqlite.query`): agent filter keeps shared
 records, ``since`` inclusive / ``until`` exclusive on ``created_at``, superseded facts hidden
-unless asked for.
+unless asked for, ``as_of`` keeps the facts with ``valid_from <= as_of < valid_until``.
 
 Only syntax that both Azure Cosmos DB and the local test server answer: ``ARRAY_CONTAINS``,
 ``IS_DEFINED``, ``IS_NULL``, comparisons, ``TOP``, ``ORDER BY`` on the composite index; no
@@ -79,7 +79,12 @@ def where_clause(user_id: str, query: RecordQuery) -> tuple[str, list[dict[str, 
         among("c.content_hash", query.content_hashes)
     if query.categories is not None:
         among("c.category", query.categories)
-    if not query.include_superseded:
+    if query.as_of is not None:  # flat comparisons on the valid-time fields (documents.py)
+        moment = p.add(timestamp(query.as_of))
+        clauses += [f"c.valid_start <= {moment}", f"c.valid_end > {moment}"]
+        if not query.include_superseded:  # contradicted facts count in their window
+            clauses.append("c.valid_hidden = false")
+    elif not query.include_superseded:
         clauses.append("(NOT IS_DEFINED(c.superseded_by) OR IS_NULL(c.superseded_by))")
     if query.processed is not None:
         clauses.append(f"c.processed = {p.add(query.processed)}")

@@ -46,6 +46,13 @@ column, read by exports) and ``records_fts`` is dropped. Nothing else reads it s
 On a file of 100k LoCoMo turns (a 47 MiB FTS5 table) the migration took 1.8 s inside the
 opening transaction (loaded machine); the freed pages are reused by later writes (the file
 shrinks only with ``VACUUM``).
+
+Migration 8 (temporal validity): ``records.valid_from`` and ``records.valid_until`` (epoch
+seconds; facts and insights only, null for other kinds) with the index ``records_by_validity``
+on ``(user_id, kind, valid_from, valid_until)``, so an ``as_of`` read is a range condition in
+SQL. Existing facts get ``valid_from = created_at`` (what a fact without one reads as); facts
+retired by a contradiction get ``valid_until`` = their winner's ``created_at``, written into
+the document too.
 """
 
 from __future__ import annotations
@@ -164,11 +171,37 @@ def _m007_drop_fts(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE records_fts")
 
 
+def _m008_validity(conn: sqlite3.Connection) -> None:
+    """Add the valid-time columns of facts and their index; fill them for existing facts."""
+    conn.execute("ALTER TABLE records ADD COLUMN valid_from REAL")
+    conn.execute("ALTER TABLE records ADD COLUMN valid_until REAL")
+    conn.execute(
+        "CREATE INDEX records_by_validity ON records (user_id, kind, valid_from, valid_until) "
+        "WHERE valid_from IS NOT NULL"
+    )
+    conn.execute("UPDATE records SET valid_from = created_at WHERE kind IN ('fact', 'insight')")
+    conn.execute(
+        """
+        UPDATE records SET
+            valid_until = (SELECT w.created_at FROM records w
+                           WHERE w.user_id = records.user_id AND w.id = records.superseded_by),
+            doc = json_set(doc, '$.valid_until', (
+                SELECT strftime('%Y-%m-%dT%H:%M:%fZ', w.created_at, 'unixepoch')
+                FROM records w
+                WHERE w.user_id = records.user_id AND w.id = records.superseded_by))
+        WHERE kind IN ('fact', 'insight') AND superseded_by IS NOT NULL
+          AND json_extract(doc, '$.supersede_reason') = 'contradict'
+          AND EXISTS (SELECT 1 FROM records w
+                      WHERE w.user_id = records.user_id AND w.id = records.superseded_by)
+        """
+    )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 
 MIGRATIONS: list[Migration] = [
     _m001_initial, _m002_collections, migration_003_jobs, _m004_speakers,
-    migration_005_versions, migration_006_text_index, _m007_drop_fts,
+    migration_005_versions, migration_006_text_index, _m007_drop_fts, _m008_validity,
 ]
 """Every migration in order; migration ``i`` (1-based) brings ``user_version`` to ``i``."""
 

@@ -82,7 +82,14 @@ def where_clause(user_id: str, query: RecordQuery) -> tuple[str, list[Any]]:
         among("content_hash", query.content_hashes)
     if query.categories is not None:
         among("category", query.categories)
-    if not query.include_superseded:
+    if query.as_of is not None:
+        moment = as_utc(query.as_of).timestamp()
+        clauses.append("(r.valid_from IS NULL OR (r.valid_from <= ? AND "
+                       "(r.valid_until IS NULL OR r.valid_until > ?)))")
+        params += [moment, moment]
+        if not query.include_superseded:  # contradicted facts count in their window
+            clauses.append("(r.superseded_by IS NULL OR r.valid_until IS NOT NULL)")
+    elif not query.include_superseded:
         clauses.append("r.superseded_by IS NULL")
     if query.processed is not None:
         clauses.append("r.processed = ?")
@@ -94,7 +101,8 @@ def where_clause(user_id: str, query: RecordQuery) -> tuple[str, list[Any]]:
 
 def record_row(record: MemoryRecord) -> tuple[Any, ...]:
     """The ``records`` columns of a record: ``doc`` at index 11, then ``collection``
-    (migration 2), ``etag`` and ``updated_at`` (migration 5)."""
+    (migration 2), ``etag`` and ``updated_at`` (migration 5), ``valid_from`` and
+    ``valid_until`` (migration 8; facts and insights only)."""
     fact = record if isinstance(record, Fact) else None
     try:
         doc = record.model_dump_json()
@@ -116,7 +124,13 @@ def record_row(record: MemoryRecord) -> tuple[Any, ...]:
         record.collection,
         record.etag,
         record.updated_at.timestamp(),
+        _epoch(fact.valid_from or fact.created_at) if fact else None,
+        _epoch(fact.valid_until) if fact else None,
     )
+
+
+def _epoch(value: Any) -> float | None:
+    return None if value is None else as_utc(value).timestamp()
 
 
 def vector_blob(vector: Any, dim: int, what: str) -> bytes:

@@ -354,7 +354,7 @@ class SQLiteStore(MemoryStore):
                             stored.append(record)
                             upserts.setdefault(row[0], {})[row[1]] = [
                                 VectorRow(row[1], name, blob, *row[2:5], row[6], row[5],
-                                          *row[7:11], row[12])
+                                          *row[7:11], row[12], *row[15:17])
                                 for _, _, name, blob in blobs
                             ]
                         self._write_vectors(conn, vectors)
@@ -389,8 +389,9 @@ class SQLiteStore(MemoryStore):
             """
             INSERT INTO records (user_id, id, kind, thread_id, agent_id, seq, created_at,
                                  content_hash, category, processed, superseded_by, doc,
-                                 collection, etag, updated_at, pending)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 collection, etag, updated_at, valid_from, valid_until,
+                                 pending)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, id) DO UPDATE SET
                 kind = excluded.kind, thread_id = excluded.thread_id,
                 agent_id = excluded.agent_id, seq = excluded.seq,
@@ -398,7 +399,8 @@ class SQLiteStore(MemoryStore):
                 category = excluded.category, processed = excluded.processed,
                 superseded_by = excluded.superseded_by, doc = excluded.doc,
                 collection = excluded.collection, etag = excluded.etag,
-                updated_at = excluded.updated_at, pending = excluded.pending
+                updated_at = excluded.updated_at, valid_from = excluded.valid_from,
+                valid_until = excluded.valid_until, pending = excluded.pending
             RETURNING rid
             """,
             (*row, 1 if pending else None),
@@ -466,7 +468,7 @@ class SQLiteStore(MemoryStore):
         and vectors stay as they are.
 
         When a filter column changes (kind, thread, agent, created_at, seq, content_hash,
-        category, processed, superseded_by), the user's version counter moves and cached vector
+        category, processed, superseded_by, collection, valid_from, valid_until), the user's version counter moves and cached vector
         views learn the new values; a document-only change (access statistics) moves nothing.
 
         Returns:
@@ -500,7 +502,8 @@ class SQLiteStore(MemoryStore):
                     for record in records:
                         old = conn.execute(
                             "SELECT kind, thread_id, agent_id, seq, created_at, content_hash, "
-                            "category, processed, superseded_by, collection FROM records "
+                            "category, processed, superseded_by, collection, valid_from, "
+                            "valid_until FROM records "
                             "WHERE user_id = ? AND id = ?",
                             (record.user_id, record.id),
                         ).fetchone()
@@ -512,11 +515,12 @@ class SQLiteStore(MemoryStore):
                             "UPDATE records SET kind = ?, thread_id = ?, agent_id = ?, seq = ?, "
                             "created_at = ?, content_hash = ?, category = ?, processed = ?, "
                             "superseded_by = ?, doc = ?, collection = ?, etag = ?, "
-                            "updated_at = ? WHERE user_id = ? AND id = ?",
+                            "updated_at = ?, valid_from = ?, valid_until = ? "
+                            "WHERE user_id = ? AND id = ?",
                             (*row[2:], *row[:2]),
                         )
                         written.append(record)
-                        if tuple(old) != (*row[2:11], row[12]):
+                        if tuple(old) != (*row[2:11], row[12], *row[15:17]):
                             changed.setdefault(row[0], set()).add(row[1])
                     if changed:
                         versions = self._bump(conn, set(changed))
@@ -559,7 +563,7 @@ class SQLiteStore(MemoryStore):
             """
             SELECT v.record_id, v.field, v.vec, r.kind, r.thread_id, r.agent_id,
                    r.created_at, r.seq, r.content_hash, r.category, r.processed,
-                   r.superseded_by, r.collection
+                   r.superseded_by, r.collection, r.valid_from, r.valid_until
             FROM vectors v JOIN records r ON r.user_id = v.user_id AND r.id = v.record_id
             WHERE v.user_id = ? AND v.record_id IN (SELECT value FROM json_each(?))
             """,
@@ -845,7 +849,8 @@ class SQLiteStore(MemoryStore):
                         """
                         SELECT v.record_id, v.field, v.vec, r.kind, r.thread_id, r.agent_id,
                                r.created_at, r.seq, r.content_hash, r.category, r.processed,
-                               r.superseded_by, r.collection, v.rowid
+                               r.superseded_by, r.collection, r.valid_from,
+                               r.valid_until, v.rowid
                         FROM vectors v JOIN records r
                           ON r.user_id = v.user_id AND r.id = v.record_id
                         WHERE v.user_id = ?

@@ -118,6 +118,8 @@ class VectorRow:
     processed: int | None
     superseded_by: str | None
     collection: str | None = None
+    valid_from: float | None = None
+    valid_until: float | None = None
 
 
 _ROW_FIELDS = tuple(f.name for f in dataclass_fields(VectorRow))
@@ -175,6 +177,11 @@ class VectorIndex:
                                       count=len(self.ids))
         self.any_superseded = bool(self.superseded.any())
         self.collection = _Codes(per[12])
+        # valid time of facts (migration 8): NaN for other kinds, +inf while still valid
+        self.valid_from = np.fromiter((np.nan if v is None else v for v in per[13]),
+                                      dtype=np.float64, count=len(self.ids))
+        self.valid_until = np.fromiter((np.inf if v is None else v for v in per[14]),
+                                       dtype=np.float64, count=len(self.ids))
         self.keys: np.ndarray | None = None  # int64 vectors.rowid per row, when given
         if len(cols) > len(_ROW_FIELDS):
             self.keys = np.fromiter(cols[-1], dtype=np.int64, count=n)
@@ -223,7 +230,13 @@ class VectorIndex:
             masks.append(self.chash.among(query.content_hashes))
         if query.categories is not None:
             masks.append(self.category.among(query.categories))
-        if not query.include_superseded and self.any_superseded:
+        if query.as_of is not None:
+            moment = as_utc(query.as_of).timestamp()
+            timeless = np.isnan(self.valid_from)
+            masks.append(timeless | ((self.valid_from <= moment) & (moment < self.valid_until)))
+            if not query.include_superseded and self.any_superseded:
+                masks.append(~self.superseded | np.isfinite(self.valid_until))
+        elif not query.include_superseded and self.any_superseded:
             masks.append(~self.superseded)
         if query.processed is not None:
             masks.append(self.processed == int(query.processed))
@@ -306,8 +319,10 @@ class VectorIndex:
             scores = self._full_scores(vector)
         else:
             rows = np.flatnonzero(row_mask)
-            # Gathering copies the selected rows; for wide selections the full product is cheaper.
-            if rows.size * 4 < n:
+            # Gathering copies the selected rows; for wide selections the full product is cheaper,
+            # and so is a product already computed for this query (another list of one search).
+            memo = self._memo
+            if rows.size * 4 < n and (memo is None or memo[0] != vector.tobytes()):
                 scores = _cosines(self.matrix[rows], vector)
             else:
                 scores = self._full_scores(vector)[rows]
