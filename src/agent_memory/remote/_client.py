@@ -17,12 +17,12 @@ from typing import Any, Self
 
 from pydantic import TypeAdapter
 
-from ..client import TurnInput
 from ..errors import InvalidInputError, RecordNotFoundError
 from ..models import AnyRecord, MemoryRecord, RecordKind, Role, ThreadSummary, Turn, UserProfile
 from ..pipeline import StepResult
 from ..retrieval.hits import Hit, SearchMode
 from ..stores.paging import Page
+from ..turns import TurnInput
 from ..validation import MAX_K
 from ._consistency import ConsistencyRoutes
 from ._http import HttpClient
