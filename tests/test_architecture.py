@@ -30,3 +30,30 @@ def test_the_checker_finds_a_cycle(tmp_path: Path) -> None:
         "def f():\n    from ..a import x\n")
     (package / "c.py").write_text("from .sub.b import f\n")
     assert _checker().cycles(package) == [["pkg.a", "pkg.sub.b"]]
+
+
+def test_the_remote_client_works_without_the_service_extra() -> None:
+    """``RemoteMemory`` (and its error mapping) imports and maps problems with FastAPI,
+    Starlette, uvicorn and mcp all unimportable, as after ``pip install agent-memory``."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"fastapi", "starlette", "uvicorn", "mcp"}:
+            raise ImportError(f"{name} is not installed")
+sys.meta_path.insert(0, Block())
+from agent_memory.remote import RemoteMemory
+from agent_memory.remote._http import problem_classes
+from agent_memory.errors import ConflictError
+remote = RemoteMemory("http://127.0.0.1:9", api_key="k")
+assert problem_classes()["urn:agent-memory:problem:conflict"] is ConflictError
+assert not any(m.split(".")[0] in {"fastapi", "starlette"} for m in sys.modules)
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("ok")

@@ -21,6 +21,7 @@ from .consistency.api import ConsistencyAPI
 from .embedders import get_embedder
 from .embedders.base import Embedder
 from .indexing import build_indexed, previous_turns
+from .jobs.api import JobsAPI
 from .models import (
     MemoryRecord,
     RecordKind,
@@ -61,7 +62,7 @@ def _shared_embedder(settings: Settings, embedder: Embedder) -> dict[str, Any]:
     return {"embedder": embedder} if extractive and embedder.name == f"local:{LOCAL_MODEL}" else {}
 
 
-class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
+class AsyncMemory(SessionsAPI, ConsistencyAPI, JobsAPI, RecallAPI):
     """Memory for agents, async API. Build with :meth:`open` (or pass components).
 
     Args:
