@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +54,28 @@ assert problem_classes()["urn:agent-memory:problem:conflict"] is ConflictError
 assert not any(m.split(".")[0] in {"fastapi", "starlette"} for m in sys.modules)
 print("ok")
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("ok")
+
+
+def test_the_sync_facades_are_written_out_and_current() -> None:
+    """``Memory`` and ``Remote`` carry one written-out method per public coroutine of their
+    async client (scripts/gen_sync.py; nothing attached at import time), and they are current."""
+    import subprocess
+    import sys
+
+    from agent_memory import AsyncMemory, Memory
+    from agent_memory.remote import Remote, RemoteMemory
+
+    for facade, client in ((Memory, AsyncMemory), (Remote, RemoteMemory)):
+        for name in dir(client):
+            if not name.startswith("_") and name not in ("connect", "close", "open") \
+                    and inspect.iscoroutinefunction(getattr(client, name)):
+                assert name in vars(facade), f"{facade.__name__}.{name} is not written out"
+                assert inspect.signature(getattr(facade, name)) == inspect.signature(
+                    getattr(client, name)), name
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_sync.py"), "--check"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
