@@ -93,7 +93,7 @@ class SyncFacade:
             coro.close()
             label = type(self).__name__
             raise ClientClosedError(
-                f"{label}.{coro.__name__}() called after close(); open a new {label}"
+                f"{label}.{getattr(coro, '__name__', 'call')}() called after close(); open a new {label}"
             )
         return self._loop.run(coro)
 

@@ -53,7 +53,7 @@ class TurnInput(BaseModel):
             user_id=require_scope(self.user_id),
             thread_id=require_scope(self.thread_id, "thread_id"),
             agent_id=self.agent_id,
-            role=self.role,
+            role=Role.parse(self.role),
             speaker=self.speaker,
             content=self.content,
             seq=seq,

@@ -134,7 +134,7 @@ class RemoteMemory(SessionsRoutes, ConsistencyRoutes):
         if not bodies or len(users) != 1:
             raise InvalidInputError("add_turns over the service takes the turns of exactly "
                                     "one user; call it once per user")
-        user_id = users.pop()
+        user_id = str(users.pop())
         for body in bodies:
             body.pop("user_id")
         idempotent = all(body.get("id") for body in bodies)  # an id makes a re-add a no-op

@@ -52,7 +52,8 @@ class SessionsAPI:
     profile_model: type[BaseModel] | None = None
 
     if TYPE_CHECKING:
-        components: Components
+        @property
+        def components(self) -> Components: ...
 
         async def connect(self) -> None: ...
 
