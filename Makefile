@@ -29,6 +29,8 @@ run: install wordnet
 	$(WORDNET_ENV) $(BIN)/agent-memory demo
 
 test: install test-servers wordnet
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(WORDNET_ENV) $(BIN)/python -m pytest -q
 
 test-servers: $(COSMOS_SERVER)

@@ -15,15 +15,13 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from . import validation as check
 from .config import Settings
 from .consistency.api import ConsistencyAPI
 from .embedders import get_embedder
 from .embedders.base import Embedder
-from .errors import InvalidInputError
 from .indexing import build_indexed, previous_turns
+from .jobs.api import JobsAPI
 from .models import (
     MemoryRecord,
     RecordKind,
@@ -31,11 +29,9 @@ from .models import (
     ThreadSummary,
     Turn,
     UserProfile,
-    new_id,
     profile_id,
     require_scope,
     summary_id,
-    utcnow,
 )
 from .pipeline import (
     Components,
@@ -53,77 +49,7 @@ from .sessions.api import SessionsAPI
 from .stores import open_store
 from .stores.base import MemoryStore, RecordQuery
 from .stores.paging import Page
-
-
-class TurnInput(BaseModel):
-    """A turn to add. ``id`` and ``seq`` are assigned when omitted.
-
-    Attributes:
-        user_id / thread_id: required scopes.
-        role: user, assistant (or agent), tool, system.
-        content: the message text (non-empty, at most ``Settings.max_content_chars``).
-        speaker: the speaker's name.
-        created_at: when it was said (default: now, UTC).
-        seq: position within the thread (default: after the thread's last turn).
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    user_id: str
-    thread_id: str
-    role: str | Role
-    content: str
-    speaker: str | None = None
-    agent_id: str | None = None
-    created_at: datetime | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    id: str | None = None
-    seq: int | None = None
-
-    def to_turn(self, seq: int) -> Turn:
-        """The :class:`Turn` to store: ``id`` and ``created_at`` defaulted (a fresh
-        ``turn_...`` id; now, UTC), at position ``seq`` of its thread. Scope ids are used as
-        given, never stripped.
-
-        Raises:
-            InvalidInputError (subclasses): bad scopes, empty content, unknown role.
-        """
-        now = utcnow()
-        return Turn(
-            id=self.id or new_id("turn"),
-            user_id=require_scope(self.user_id),
-            thread_id=require_scope(self.thread_id, "thread_id"),
-            agent_id=self.agent_id,
-            role=self.role,
-            speaker=self.speaker,
-            content=self.content,
-            seq=seq,
-            created_at=self.created_at or now,
-            updated_at=now,
-            metadata=self.metadata,
-        )
-
-
-def _as_input(item: TurnInput | Turn | Mapping[str, Any]) -> TurnInput:
-    if isinstance(item, TurnInput):
-        return item
-    if isinstance(item, Turn):
-        return TurnInput(
-            user_id=item.user_id, thread_id=item.thread_id or "", role=item.role,
-            content=item.content, speaker=item.speaker, agent_id=item.agent_id,
-            created_at=item.created_at, metadata=item.metadata, id=item.id,
-            seq=item.seq if item.seq >= 0 else None,
-        )
-    fields = dict(item)
-    try:
-        return TurnInput.model_validate(fields)
-    except ValidationError as exc:
-        where = str(exc.errors()[0]["loc"][0]) if exc.errors()[0]["loc"] else "turn"
-        if where in ("user_id", "thread_id", "agent_id"):
-            require_scope(fields.get(where), where)
-        if where == "content":
-            check.text(fields.get(where), "turn content", required=True)
-        raise InvalidInputError(f"invalid turn: {where}: {exc.errors()[0]['msg']}") from exc
+from .turns import TurnInput, as_turn_input
 
 
 def _shared_embedder(settings: Settings, embedder: Embedder) -> dict[str, Any]:
@@ -136,7 +62,7 @@ def _shared_embedder(settings: Settings, embedder: Embedder) -> dict[str, Any]:
     return {"embedder": embedder} if extractive and embedder.name == f"local:{LOCAL_MODEL}" else {}
 
 
-class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
+class AsyncMemory(SessionsAPI, ConsistencyAPI, JobsAPI, RecallAPI):
     """Memory for agents, async API. Build with :meth:`open` (or pass components).
 
     Args:
@@ -231,7 +157,7 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         Raises:
             InvalidInputError (subclasses): the first bad turn, as :meth:`add_turns` would.
         """
-        inputs = [_as_input(item) for item in items]
+        inputs = [as_turn_input(item) for item in items]
         for item in inputs:
             self.validate_turn(item)
         return inputs
@@ -251,7 +177,7 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
             MissingScopeError, EmptyContentError, ContentTooLargeError, UnknownRoleError:
                 bad input; nothing is written (the whole batch is checked first).
         """
-        inputs = [_as_input(item) for item in items]
+        inputs = [as_turn_input(item) for item in items]
         for item in inputs:
             self.validate_turn(item)
         await self.connect()

@@ -132,7 +132,7 @@ class Settings(BaseSettings):
     wordnet: str | None = None
 
     max_content_chars: int = Field(default=32_000, gt=0)
-    rrf_k: int = Field(default=10, gt=0)  # LoCoMo-measured; see retrieval/fusion.py
+    rrf_k: int = Field(default=10, gt=0)  # LoCoMo-measured; see text/fusion.py
     embed_batch_size: int = Field(default=32, gt=0)
     turn_context_tokens: int = Field(default=64, ge=0)
     summary_max_tokens: int = Field(default=200, gt=10)

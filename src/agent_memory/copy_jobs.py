@@ -3,7 +3,7 @@
 
 Why they are copied: a thread's counter is the number of its turns already counted against the
 every-N thresholds. A destination without it would count the copied history again on the next
-turn and enqueue up to :data:`~agent_memory.jobs.counters.MAX_CROSSINGS` jobs per step; without
+turn and enqueue up to :data:`~agent_memory.jobqueue.counters.MAX_CROSSINGS` jobs per step; without
 the watermarks every step would start over from the thread's first turn. Unfinished jobs
 (``queued``, ``running``) are enqueued again under their deterministic keys, so a crossing the
 source had not processed yet is processed in the destination. Finished jobs are history and stay
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import ConfigError, StoreError
-from .jobs.models import CounterUpdate, JobKind, JobSpec, JobState
-from .jobs.queue import JobQueue
+from .jobqueue.base import JobQueue
+from .jobqueue.models import CounterUpdate, JobKind, JobSpec, JobState
 from .stores.base import Capability, MemoryStore
 
 if TYPE_CHECKING:

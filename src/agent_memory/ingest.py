@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from .client import AsyncMemory, TurnInput
+from .client import AsyncMemory
 from .models import Turn
+from .turns import TurnInput
 
 
 @dataclass

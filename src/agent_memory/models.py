@@ -98,6 +98,20 @@ def require_scope(value: str | None, name: str = "user_id") -> str:
     return scope(value, name)
 
 
+class EmbeddingSpec(BaseModel):
+    """Which embedding model a store's vectors come from.
+
+    Attributes:
+        model: the embedder's name, e.g. ``local:all-MiniLM-L6-v2``.
+        dim: vector length (dimensions).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str
+    dim: int = Field(gt=0)
+
+
 class Role(StrEnum):
     """Who produced a turn. ``agent`` is accepted on input as an alias of ``assistant``."""
 

@@ -18,12 +18,13 @@ from pathlib import Path
 
 from rich.panel import Panel
 
-from ..client import AsyncMemory, TurnInput
+from ..client import AsyncMemory
 from ..config import Settings
 from ..embedders.base import Embedder
 from ..ingest import ThreadBatch
 from ..reasoners.base import Reasoner
 from ..tokens import count_tokens
+from ..turns import TurnInput
 from .render import console, hits_table
 
 USER = "priya"

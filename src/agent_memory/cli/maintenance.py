@@ -173,7 +173,7 @@ def register(app: typer.Typer) -> None:
                     err_console.print(f"worker {w.worker_id} started")
 
                 if change_feed:
-                    from ..stores.cosmos.changefeed import run_with_change_feed
+                    from ..jobs.changefeed import run_with_change_feed
 
                     outcomes = await run_with_change_feed(memory, w, until_idle=until_idle,
                                                           started=started)

@@ -1,32 +1,19 @@
-"""The client surface of consistency and automatic processing (mixed into ``AsyncMemory``).
+"""The client surface of consistency (mixed into ``AsyncMemory``).
 
-Reconciliation (``reconcile_memories``), the audit trail (``history``, ``restore``),
-forgetting (``forget_records``, ``forget_thread``, ``forget_user``, ``expire_turns``) and automatic processing
-(the ``_after_turns`` hook called by ``add_turns``, ``run_jobs``, ``start_worker``,
-``stop_worker``, ``jobs``).
+Reconciliation (``reconcile_memories``), the audit trail (``history``, ``restore``) and
+forgetting (``forget_records``, ``forget_thread``, ``forget_user``, ``expire_turns``).
+Automatic processing is :mod:`agent_memory.jobs.api`.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import validation as check
 from ..errors import ConfigError, InvalidInputError
-from ..jobs import (
-    Job,
-    JobOutcome,
-    JobQueue,
-    JobState,
-    Thresholds,
-    Worker,
-    WorkerConfig,
-    count_turns,
-    queue_for,
-)
-from ..models import Fact, Turn, require_scope
+from ..models import Fact, require_scope
 from . import audit, forget
 from .audit import FactHistory
 from .forget import ForgetReport
@@ -35,6 +22,7 @@ from .reconcile import ReconcileResult, reconcile_memories
 if TYPE_CHECKING:
     from ..config import Settings
     from ..embedders.base import Embedder
+    from ..jobqueue.base import JobQueue
     from ..pipeline import Components
     from ..reasoners.base import Reasoner
     from ..stores.base import MemoryStore
@@ -99,7 +87,7 @@ class ConsistencyAPI:
 
     def _queue_or_none(self) -> JobQueue | None:
         try:
-            return queue_for(self.store)
+            return self.store.job_queue()
         except ConfigError:  # a backend without a queue has no jobs to purge
             return None
 
@@ -162,57 +150,3 @@ class ConsistencyAPI:
         await self.connect()
         return await forget.expire_turns(self.store, user_id, older_than=older_than,
                                          before=before)
-
-    # -- automatic processing --------------------------------------------------------------
-
-    async def _after_turns(self, turns: Sequence[Turn]) -> None:
-        """Hook of ``add_turns``: advance the turn counters, enqueue crossed thresholds
-        (unless a change-feed worker counts them: ``turn_counting="change_feed"``)."""
-        thresholds = Thresholds.from_settings(self.settings)
-        if thresholds.enabled and turns and self.settings.turn_counting == "writer":
-            await count_turns(self.store, queue_for(self.store), turns, thresholds)
-
-    async def jobs(self, user_id: str | None = None,
-                   states: Sequence[JobState | str] | None = None) -> list[Job]:
-        """Stored jobs (optionally of one user, in some states), in queue order.
-
-        Raises:
-            InvalidScopeError: a bad ``user_id``. UnknownOptionError: an unknown state.
-        """
-        check.optional_scope(user_id, "user_id")
-        wanted = sorted(check.options(JobState, states, "job state")) if states else None
-        await self.connect()
-        return await queue_for(self.store).jobs(user_id, wanted)
-
-    async def run_jobs(self, *, max_jobs: int | None = None,
-                       config: WorkerConfig | None = None) -> list[JobOutcome]:
-        """Run queued jobs in this process until none is runnable (or ``max_jobs``).
-
-        Raises:
-            InvalidNumberError: ``max_jobs`` below 1.
-        """
-        if max_jobs is not None:
-            check.count(max_jobs, "max_jobs", maximum=2**62)
-        await self.connect()
-        worker = Worker(self.components, queue_for(self.store), config=config)
-        return await worker.run(until_idle=True, max_jobs=max_jobs)
-
-    async def start_worker(self, config: WorkerConfig | None = None) -> None:
-        """Start a background worker task on the running event loop (in-process option);
-        stop it with :meth:`stop_worker` before closing."""
-        await self.connect()
-        state: dict[str, Any] = self.__dict__.setdefault("_worker_state", {})
-        if state.get("task") and not state["task"].done():
-            return
-        stop = asyncio.Event()
-        worker = Worker(self.components, queue_for(self.store), config=config)
-        state.update(stop=stop, task=asyncio.create_task(worker.run(stop=stop)))
-
-    async def stop_worker(self) -> list[JobOutcome]:
-        """Stop the background worker after its current job; returns its outcomes."""
-        state: dict[str, Any] = self.__dict__.get("_worker_state", {})
-        task = state.pop("task", None)
-        if task is None:
-            return []
-        state.pop("stop").set()
-        return await task

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, Field
 
 from ..errors import InvalidInputError
-from ..jobs.queue import JobQueue
+from ..jobqueue.base import JobQueue
 from ..models import RecordKind, as_utc, require_scope, utcnow
 from ..stores.base import MemoryStore
 

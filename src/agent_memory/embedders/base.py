@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._threads import run_in_worker
-from ..stores.base import EmbeddingSpec
+from ..models import EmbeddingSpec
 
 
 class Embedder(ABC):

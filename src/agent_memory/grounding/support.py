@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 
-from ..retrieval.terms import STOP_WORDS
+from ..text.terms import STOP_WORDS
 
 PREFIX = 5
 """Letters two words must share to match (stemming by prefix)."""

@@ -1,4 +1,5 @@
-"""Automatic processing: per-scope turn counters, a durable job queue and the worker.
+"""Automatic processing: the worker that runs the jobs of the durable queue (the queue's records
+and interface are :mod:`agent_memory.jobqueue`, re-exported here).
 
 Flow: ``AsyncMemory.add_turns`` stores turns, then :func:`.counters.count_turns` advances the
 counters and enqueues a job at every threshold crossing (``THREAD_SUMMARY_EVERY_N``,
@@ -8,31 +9,31 @@ counters and enqueues a job at every threshold crossing (``THREAD_SUMMARY_EVERY_
 
 from __future__ import annotations
 
-from ..errors import ConfigError
-from ..stores.base import Capability, MemoryStore
-from .counters import count_lengths, count_turns, crossings
-from .models import Counter, CounterUpdate, Job, JobKind, JobSpec, JobState, Thresholds, job_key
-from .queue import JobQueue
+from ..jobqueue import (
+    Counter,
+    CounterUpdate,
+    Job,
+    JobKind,
+    JobQueue,
+    JobSpec,
+    JobState,
+    Thresholds,
+    count_lengths,
+    count_turns,
+    crossings,
+    job_key,
+)
+from ..stores.base import MemoryStore
 from .worker import JobOutcome, Worker, WorkerConfig, run_job, run_until_signalled
 
 
 def queue_for(store: MemoryStore) -> JobQueue:
-    """The job queue kept in ``store`` (SQLite: tables in the same file; a store declaring
-    :attr:`Capability.JOB_QUEUE` with a ``job_queue()`` method, such as Cosmos DB: that).
+    """The job queue kept in ``store``: ``store.job_queue()``.
 
     Raises:
         ConfigError: the store backend has no job queue.
     """
-    from ..stores.sqlite import SQLiteStore
-
-    if isinstance(store, SQLiteStore):
-        from ..stores.sqlite.jobs import SQLiteJobQueue
-
-        return SQLiteJobQueue(store)
-    job_queue = getattr(store, "job_queue", None)
-    if Capability.JOB_QUEUE in store.capabilities and callable(job_queue):
-        return job_queue()
-    raise ConfigError(f"{type(store).__name__} has no job queue; automatic processing needs one")
+    return store.job_queue()
 
 
 __all__ = [

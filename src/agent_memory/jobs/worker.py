@@ -41,10 +41,10 @@ from datetime import timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..jobqueue.base import JobQueue
+from ..jobqueue.models import Job, JobKind
 from ..models import utcnow
 from ..pipeline import Components, extract_facts, generate_thread_summary, generate_user_summary
-from .models import Job, JobKind
-from .queue import JobQueue
 
 
 class WorkerConfig(BaseModel):

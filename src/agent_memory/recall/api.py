@@ -98,7 +98,9 @@ class RecallAPI:
     """Client mixin: recall scoring, strategies, collections bound to agents, bulk add."""
 
     # Provided by AsyncMemory: ``components`` and ``async connect()``.
-    components: Components
+    if TYPE_CHECKING:
+        @property
+        def components(self) -> Components: ...
 
     async def add_memories(
         self, user_id: str, items: Iterable[MemoryInput | Mapping[str, Any]]

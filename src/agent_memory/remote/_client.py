@@ -17,12 +17,12 @@ from typing import Any, Self
 
 from pydantic import TypeAdapter
 
-from ..client import TurnInput
 from ..errors import InvalidInputError, RecordNotFoundError
 from ..models import AnyRecord, MemoryRecord, RecordKind, Role, ThreadSummary, Turn, UserProfile
 from ..pipeline import StepResult
 from ..retrieval.hits import Hit, SearchMode
 from ..stores.paging import Page
+from ..turns import TurnInput
 from ..validation import MAX_K
 from ._consistency import ConsistencyRoutes
 from ._http import HttpClient
@@ -134,7 +134,7 @@ class RemoteMemory(SessionsRoutes, ConsistencyRoutes):
         if not bodies or len(users) != 1:
             raise InvalidInputError("add_turns over the service takes the turns of exactly "
                                     "one user; call it once per user")
-        user_id = users.pop()
+        user_id = str(users.pop())
         for body in bodies:
             body.pop("user_id")
         idempotent = all(body.get("id") for body in bodies)  # an id makes a re-add a no-op

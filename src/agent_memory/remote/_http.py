@@ -40,7 +40,7 @@ RecordMissing = type[e.RecordNotFoundError]
 def problem_classes() -> dict[str, type[e.AgentMemoryError]]:
     """Problem ``type`` URI -> error class: the service's table inverted, the most general
     class kept where several share a type (``not-found``: :class:`RecordNotFoundError`)."""
-    from ..service.problems import PROBLEMS  # the service extra: fastapi is installed with httpx
+    from ..problems import PROBLEMS
 
     found: dict[str, type[e.AgentMemoryError]] = {}
     for cls, kind in PROBLEMS.items():

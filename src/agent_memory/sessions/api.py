@@ -52,7 +52,8 @@ class SessionsAPI:
     profile_model: type[BaseModel] | None = None
 
     if TYPE_CHECKING:
-        components: Components
+        @property
+        def components(self) -> Components: ...
 
         async def connect(self) -> None: ...
 
@@ -78,7 +79,8 @@ class SessionsAPI:
                                    "session_id")
         check.optional_scope(agent_id, "agent_id")
         await self.connect()
-        await MemoryKeeper.open(self, user_id, session_id, agent_id=agent_id)  # type: ignore[arg-type]
+        await MemoryKeeper.open(self, user_id, session_id, agent_id=agent_id,  # type: ignore[arg-type]
+                                 on_turns=self._after_turns)
         return session_id
 
     async def session_keeper(
@@ -94,11 +96,13 @@ class SessionsAPI:
         try:
             await keeper.record()
         except SessionNotFoundError:
-            return await MemoryKeeper.open(self, user_id, session_id, agent_id=agent_id)  # type: ignore[arg-type]
+            return await MemoryKeeper.open(self, user_id, session_id, agent_id=agent_id,  # type: ignore[arg-type]
+                                 on_turns=self._after_turns)
         return keeper
 
     def _keeper(self, user_id: str, session_id: str) -> MemoryKeeper:
-        return MemoryKeeper(self, user_id, session_id)  # type: ignore[arg-type]
+        return MemoryKeeper(self, user_id, session_id,  # type: ignore[arg-type]
+                            on_turns=self._after_turns)
 
     async def add_session_turn(
         self, user_id: str, session_id: str, role: str | Role, content: str, *,

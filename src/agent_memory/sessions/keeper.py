@@ -41,7 +41,7 @@ vector or hybrid search of that user).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +66,7 @@ from ..models import (
 )
 from ..stores.base import Indexed, RecordQuery
 from ..stores.conditional import backoff, modify
+from ..turns import TurnInput
 from .context import flatten, init_block, render_context
 from .reflection import ReflectionResult, aggregate_no_insight, reflect_session
 
@@ -136,15 +137,20 @@ class MemoryKeeper:
         user_id / session_id: the scope.
     """
 
-    def __init__(self, memory: AsyncMemory, user_id: str, session_id: str) -> None:
+    def __init__(
+        self, memory: AsyncMemory, user_id: str, session_id: str, *,
+        on_turns: Callable[[Sequence[Turn]], Awaitable[None]] | None = None,
+    ) -> None:
         self._memory = memory
+        self._on_turns = on_turns
         self.user_id = require_scope(user_id)
         self.session_id = require_scope(session_id, "session_id")
         self.record_id = summary_id(self.user_id, self.session_id)
 
     @classmethod
     async def open(
-        cls, memory: AsyncMemory, user_id: str, session_id: str, *, agent_id: str | None = None
+        cls, memory: AsyncMemory, user_id: str, session_id: str, *, agent_id: str | None = None,
+        on_turns: Callable[[Sequence[Turn]], Awaitable[None]] | None = None,
     ) -> MemoryKeeper:
         """Start the session, or resume it from the store when its record exists (a prune
         a crash interrupted is redone; turns stored without vectors are embedded).
@@ -153,7 +159,7 @@ class MemoryKeeper:
             MissingScopeError: blank ids.
             InvalidInputError: the session was already ended.
         """
-        keeper = cls(memory, user_id, session_id)
+        keeper = cls(memory, user_id, session_id, on_turns=on_turns)
         await memory.connect()
         record = await keeper._find()
         if record is None:
@@ -261,8 +267,6 @@ class MemoryKeeper:
             EmbedderError / ReasonerError: the prune failed; the turn itself is stored and
                 the prune is retried on the next turn, at end or on resume.
         """
-        from ..client import TurnInput
-
         memory = self._memory
         record = await self.record()
         if record.status == SessionStatus.COMPLETED:
@@ -279,7 +283,8 @@ class MemoryKeeper:
         text = index_text(turn, previous, memory.settings.turn_context_tokens)
         (stored,) = await memory.store.put([Indexed(record=turn, text=text)])
         assert isinstance(stored, Turn)
-        await memory._after_turns([stored])
+        if self._on_turns is not None:
+            await self._on_turns([stored])
         waiting = await memory.store.count(self.user_id, self._turns(after_seq=record.folded_seq))
         if waiting >= memory.settings.k_turn_buffer:
             await self._prune_due()

@@ -29,14 +29,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import StoreError
-from ..models import MemoryRecord, RecordKind, require_scope
+from ..models import EmbeddingSpec, MemoryRecord, RecordKind, require_scope
 from .paging import Page
 from .search import SearchHit, StoreSearch
+
+if TYPE_CHECKING:
+    from ..jobqueue.base import JobQueue
 
 CONTENT = "content"
 """The vector field every embedded record has: the embedding of its index text."""
@@ -67,26 +71,12 @@ class Capability(StrEnum):
     """Records outlive the store object: a new store on the same target (file, container)
     reads them back after ``close()``."""
     JOB_QUEUE = "job_queue"
-    """A durable job queue lives beside the records (:func:`agent_memory.jobs.queue_for`)."""
+    """A durable job queue lives beside the records (:meth:`MemoryStore.job_queue`)."""
     EXPORT = "export"
     """The store gives back what was written to it, for copies between stores
     (:mod:`agent_memory.copy`): :meth:`MemoryStore.users`, :meth:`MemoryStore.indexed`
     (records with their index text and vectors) and, before ``open``,
     :meth:`MemoryStore.recorded_embedding`."""
-
-
-class EmbeddingSpec(BaseModel):
-    """Which embedding model a store's vectors come from.
-
-    Attributes:
-        model: the embedder's name, e.g. ``local:all-MiniLM-L6-v2``.
-        dim: vector length (dimensions).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    model: str
-    dim: int = Field(gt=0)
 
 
 class RecordQuery(BaseModel):
@@ -274,6 +264,17 @@ class MemoryStore(ABC):
                 continue
             done += 1
         return done
+
+    def job_queue(self) -> JobQueue:
+        """The durable job queue kept beside the records (stores declaring
+        :attr:`Capability.JOB_QUEUE`); automatic processing and workers use it.
+
+        Raises:
+            ConfigError: this store keeps no job queue.
+        """
+        from ..errors import ConfigError
+
+        raise ConfigError(f"{type(self).__name__} has no job queue; automatic processing needs one")
 
     @abstractmethod
     async def get(self, user_id: str, ids: Sequence[str]) -> list[MemoryRecord]:

@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import ConflictError, RecordNotFoundError
 from ..models import MemoryRecord
-from .base import MemoryStore
+
+if TYPE_CHECKING:
+    from .base import MemoryStore
 
 R = TypeVar("R", bound=MemoryRecord)
 T = TypeVar("T")

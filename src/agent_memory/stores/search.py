@@ -7,7 +7,7 @@ with native hybrid search (Azure Cosmos DB: ``ORDER BY RANK RRF(VectorDistance(.
 FullTextScore(...))``) fuses on the server and declares
 :attr:`~agent_memory.stores.base.Capability.NATIVE_HYBRID_SEARCH`; any other store inherits
 :func:`fused_search`, which runs its vector and full-text searches and fuses them here with
-reciprocal rank fusion (:mod:`agent_memory.retrieval.fusion`; Cormack, Clarke & Buettcher,
+reciprocal rank fusion (:mod:`agent_memory.text.fusion`; Cormack, Clarke & Buettcher,
 SIGIR 2009: score = sum of ``1 / (rrf_k + rank)`` over the signals that found the record).
 
 Every hit keeps each signal's rank and raw score, so the layers above (evidence-level fusion,
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..models import MemoryRecord
-from ..retrieval.fusion import DEFAULT_RRF_K, rrf
+from ..text.fusion import DEFAULT_RRF_K, rrf
 
 if TYPE_CHECKING:
     from .base import MemoryStore, RecordQuery, Scored
@@ -97,7 +97,7 @@ def fuse(lists: Mapping[str, Sequence[Scored]], rrf_k: int) -> list[SearchHit]:
     """Fuse per-signal ranked lists into hits, best first.
 
     With one list, its order and raw scores are kept; with several, reciprocal rank fusion
-    (:func:`agent_memory.retrieval.fusion.rrf`: ties keep the order of first appearance, lists
+    (:func:`agent_memory.text.fusion.rrf`: ties keep the order of first appearance, lists
     taken in the order given).
 
     Raises:

@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 
 from agent_memory.errors import InvalidInputError
-from agent_memory.retrieval.terms import query_terms
 from agent_memory.stores.cosmos.search import (
     hybrid_query,
     text_query,
     vector_path,
     vector_query,
 )
+from agent_memory.text.terms import query_terms
 
 WHERE = "c.user_id = @user_id AND ARRAY_CONTAINS(@p0, c.kind)"
 PARAMS = [{"name": "@user_id", "value": "alice"}, {"name": "@p0", "value": ["turn", "fact"]}]

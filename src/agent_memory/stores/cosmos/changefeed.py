@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -34,9 +34,9 @@ from azure.core import MatchConditions
 from azure.cosmos.exceptions import CosmosHttpResponseError
 
 from ...errors import ConfigError
-from ...jobs.counters import count_lengths
-from ...jobs.models import Thresholds
-from ...jobs.queue import JobQueue
+from ...jobqueue.base import JobQueue
+from ...jobqueue.counters import count_lengths
+from ...jobqueue.models import Thresholds
 from ...models import utcnow
 from .jobs_docs import ChargeHook, status, translated, ts
 
@@ -96,15 +96,13 @@ class ChangeFeedCounter:
         Raises:
             ConfigError: the store has no change feed (not a Cosmos DB store).
         """
-        from ...jobs import queue_for
-
         records = getattr(store, "records_container", None)
         leases = getattr(store, "leases_container", None)
         if records is None or leases is None:
             raise ConfigError(f"{type(store).__name__} has no change feed; --change-feed "
                               "needs an open Cosmos DB store")
         options.setdefault("charge", getattr(store, "charge", None))
-        return cls(records, leases, queue_for(store), thresholds, **options)
+        return cls(records, leases, store.job_queue(), thresholds, **options)
 
     def _kw(self) -> dict[str, Any]:
         if self._charge is None:
@@ -231,41 +229,3 @@ class ChangeFeedCounter:
                 if status(exc) not in (404, 412):
                     raise
         self._lease = None
-
-
-async def run_with_change_feed(memory: Any, worker: Any, *, until_idle: bool = False,
-                               started: Callable[[], None] | None = None) -> list[Any]:
-    """Run the change-feed counter beside a job :class:`~agent_memory.jobs.Worker` (the CLI's
-    ``agent-memory worker --change-feed``): the counter turns new turns into jobs, the worker
-    runs them; SIGINT/SIGTERM stop both (the lease is given up, the continuation kept).
-
-    Args:
-        memory: an open ``AsyncMemory`` on a Cosmos DB store.
-        worker: the job worker.
-        until_idle: drain the change feed, then run jobs until none is runnable, then return.
-        started: called once the worker's signal handlers are in place.
-
-    Returns:
-        The worker's job outcomes.
-
-    Raises:
-        ConfigError: the store is not a Cosmos DB store.
-    """
-    from ...jobs import run_until_signalled
-
-    feed = ChangeFeedCounter.for_store(memory.store, Thresholds.from_settings(memory.settings),
-                                       worker_id=worker.worker_id)
-    if until_idle:
-        try:
-            await feed.run(until_idle=True)
-            return await run_until_signalled(worker, until_idle=True, started=started)
-        finally:
-            await feed.release()
-    stop = asyncio.Event()
-    counting = asyncio.create_task(feed.run(stop))
-    try:
-        return await run_until_signalled(worker, started=started)
-    finally:
-        stop.set()
-        await counting
-        await feed.release()

@@ -29,8 +29,8 @@ from azure.core import MatchConditions
 from azure.cosmos.exceptions import CosmosBatchOperationError, CosmosHttpResponseError
 
 from ...errors import InvalidInputError, StoreError
-from ...jobs.models import Counter, CounterUpdate, Job, JobSpec, JobState
-from ...jobs.queue import JobQueue
+from ...jobqueue.base import JobQueue
+from ...jobqueue.models import Counter, CounterUpdate, Job, JobSpec, JobState
 from ...models import require_scope, utcnow
 from .jobs_docs import (
     BATCH_LIMIT,

@@ -25,7 +25,7 @@ from azure.core.exceptions import AzureError
 from azure.cosmos.exceptions import CosmosHttpResponseError
 
 from ...errors import StoreError
-from ...jobs.models import Job
+from ...jobqueue.models import Job
 
 ChargeHook = Callable[[Mapping[str, Any]], None]
 """Receives the response headers of every SDK call (``x-ms-request-charge``: its RU)."""

@@ -13,7 +13,7 @@ Query shapes (checked against the Cosmos DB query reference, see the tests):
   ``IS_DEFINED`` term keeps records without that vector out of the list.
 - full text: ``SELECT TOP k c AS doc FROM c WHERE (<where>) AND FullTextContainsAny(c.text,
   @kw0, ...) ORDER BY RANK FullTextScore(c.text, @kw0, ...)`` -- the keywords are the query's
-  words as every store analyses them (:func:`agent_memory.retrieval.terms.query_terms`);
+  words as every store analyses them (:func:`agent_memory.text.terms.query_terms`);
   ``FullTextContainsAny`` keeps records holding none of them out (``ORDER BY RANK`` orders, it
   does not filter).
 - hybrid (:func:`hybrid_query`): ``SELECT TOP k c AS doc, VectorDistance(c.embedding, @vector)
@@ -48,7 +48,7 @@ import numpy as np
 
 from ...errors import InvalidInputError
 from ...models import MemoryRecord
-from ...retrieval.terms import query_terms
+from ...text.terms import query_terms
 from ..base import CONTENT, Scored
 from ..search import TEXT, VECTOR, SearchHit, StoreSearch, fuse
 

@@ -21,12 +21,15 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
-from ...jobs.models import Counter, CounterUpdate, Job, JobSpec, JobState
-from ...jobs.queue import JobQueue
+from ...jobqueue.base import JobQueue
+from ...jobqueue.models import Counter, CounterUpdate, Job, JobSpec, JobState
 from ...models import require_scope, utcnow
 from .connections import ConnectionPool, off_loop
-from .store import SQLiteStore
+
+if TYPE_CHECKING:
+    from .store import SQLiteStore
 
 _USER_SCOPE = ""
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .kernels import cosines
+
 DIMS = 64
 """Principal components kept per row."""
 CANDIDATES = 1_000
@@ -86,9 +88,7 @@ class Projection:
         memo = self._memo
         if memo is not None and memo[0] == key:
             return memo[1]
-        from .vectors import _cosines
-
-        scores = _cosines(self.reduced, vector @ self.basis)
+        scores = cosines(self.reduced, vector @ self.basis)
         self._memo = (key, scores)
         return scores
 

@@ -14,7 +14,7 @@ from pydantic_core import PydanticSerializationError
 
 from ...errors import DimensionMismatchError, InvalidInputError
 from ...models import Fact, MemoryRecord, Turn, as_utc
-from ...retrieval.terms import STOP_WORDS, query_terms  # noqa: F401 (re-exported here)
+from ...text.terms import STOP_WORDS, query_terms  # noqa: F401 (re-exported here)
 from ..base import RecordQuery
 
 

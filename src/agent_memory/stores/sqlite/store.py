@@ -34,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import ValidationError
@@ -63,6 +63,10 @@ TEXT_MATCH_BUDGET = 2_000
 terms are left out (:mod:`.terms`; chosen in BENCHMARKS.md, "Search at scale")."""
 MAX_SPEAKERS = 1_000
 """Most distinct speaker names :meth:`SQLiteStore.speakers` returns (alphabetical order)."""
+
+
+if TYPE_CHECKING:
+    from .jobs import SQLiteJobQueue
 
 
 class SQLiteStore(MemoryStore):
@@ -215,6 +219,12 @@ class SQLiteStore(MemoryStore):
             conn.close()
             raise
         return conn
+
+    def job_queue(self) -> SQLiteJobQueue:
+        """The durable job queue in the same file (:class:`.jobs.SQLiteJobQueue`)."""
+        from .jobs import SQLiteJobQueue
+
+        return SQLiteJobQueue(self)
 
     async def close(self) -> None:
         """Stop the thread pool (after the calls under way finish), close the connections and

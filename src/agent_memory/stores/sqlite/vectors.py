@@ -37,42 +37,11 @@ import numpy as np
 from ...errors import InvalidInputError
 from ...models import as_utc
 from ..base import RecordQuery
+from .kernels import cosines
 from .projection import candidate_count
 
 _NONE = -1
 """Code of a null string column, and ``processed`` of a record without the flag."""
-
-try:  # optional: pins BLAS to one thread for the product (see _cosines)
-    from threadpoolctl import ThreadpoolController
-
-    _BLAS = ThreadpoolController().select(user_api="blas")
-except Exception:  # noqa: BLE001 - absent or unable to inspect the BLAS: use it as it is
-    _BLAS = None
-_BLAS_LOCK = threading.Lock()
-
-
-_THREADED_BYTES = 100_000 * 384 * 4
-"""From a matrix this large on (100k float32 rows of 384 dims), the product runs on every
-BLAS thread (see :func:`_cosines`)."""
-
-
-def _cosines(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """``matrix @ vector`` (shape ``(n,)``); on one BLAS thread below :data:`_THREADED_BYTES`
-    when threadpoolctl is present (also used for the projected scan, :mod:`.projection`).
-
-    A matrix-vector product is memory-bound. On a small matrix extra threads add little, and
-    OpenBLAS's threads spin: on a small machine whose other core is busy (the embedder, another
-    worker) the threaded product measured 7 ms instead of 0.5 ms at 10,000 x 384
-    (bench/store_search.py). On a large one the second core's bandwidth counts: on the quiet
-    2-core machine 3.6 ms instead of 10.5 ms at 100,000 x 384 and 60 ms instead of 131 ms at
-    1,000,000 x 384 (one thread still wins under load: 10.8 against 16 ms at 100,000 with a
-    load average of 5). The lock keeps concurrent searches from restoring each other's thread
-    counts out of order.
-    """
-    if _BLAS is None or not _BLAS.lib_controllers or matrix.nbytes >= _THREADED_BYTES:
-        return matrix @ vector
-    with _BLAS_LOCK, _BLAS.limit(limits=1):
-        return matrix @ vector
 
 
 class _Codes:
@@ -258,7 +227,7 @@ class VectorIndex:
         memo = self._memo
         if memo is not None and memo[0] == key:
             return memo[1]
-        scores = _cosines(self.matrix, vector)
+        scores = cosines(self.matrix, vector)
         self._memo = (key, scores)
         return scores
 
@@ -313,7 +282,7 @@ class VectorIndex:
                 return found
         if self.projection is not None and allowed * 10 >= n:
             rows = self.projection.candidates(vector, row_mask, candidate_count(n, m))
-            return self._pick(rows, _cosines(self.matrix[rows], vector), k, m)
+            return self._pick(rows, cosines(self.matrix[rows], vector), k, m)
         if row_mask is None:
             rows = np.arange(n)
             scores = self._full_scores(vector)
@@ -323,7 +292,7 @@ class VectorIndex:
             # and so is a product already computed for this query (another list of one search).
             memo = self._memo
             if rows.size * 4 < n and (memo is None or memo[0] != vector.tobytes()):
-                scores = _cosines(self.matrix[rows], vector)
+                scores = cosines(self.matrix[rows], vector)
             else:
                 scores = self._full_scores(vector)[rows]
         return self._pick(rows, scores, k, m)

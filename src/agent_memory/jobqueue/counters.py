@@ -25,12 +25,15 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import StoreError
 from ..models import Turn
-from ..stores.base import MemoryStore
+from .base import JobQueue
 from .models import CounterUpdate, JobKind, JobSpec, Thresholds, job_key
-from .queue import JobQueue
+
+if TYPE_CHECKING:
+    from ..stores.base import MemoryStore
 
 MAX_CROSSINGS = 10
 """Most jobs of one kind one counter move enqueues (the last crossings, see the module doc)."""

@@ -2,7 +2,7 @@
 
 A backend keeps the queue next to the memories (SQLite: tables in the same file,
 :mod:`agent_memory.stores.sqlite.jobs`). Everything else (threshold arithmetic, retries, the
-worker loop) lives above this seam in :mod:`.counters` and :mod:`.worker`.
+worker loop) lives above this seam: :mod:`.counters` and the worker, :mod:`agent_memory.jobs.worker`.
 
 Claim order: jobs of one user run one at a time, in enqueue order (per-user FIFO), so two
 workers never run steps on the same user's records at once and a re-run after a crash happens
