@@ -56,7 +56,7 @@ def new_id(prefix: str) -> str:
 
 
 _WS = re.compile(r"\s+")
-_SLUG = re.compile(r"[^a-z0-9]+")
+_SLUG = re.compile(r"[\W_]+")
 
 
 def normalize_text(text: str) -> str:
@@ -83,9 +83,9 @@ def summary_id(user_id: str, thread_id: str) -> str:
 
 
 def subject_slug(subject: str) -> str:
-    """The id-safe form of a person's name: lower-case letters and digits, runs of anything
-    else as one ``-`` (``"Mary-Jane O'Neil"`` -> ``"mary-jane-o-neil"``); ``"person"`` when
-    nothing is left."""
+    """The id-safe form of a person's name: lower-case letters and digits (any script), runs of
+    anything else as one ``-`` (``"Mary-Jane O'Neil"`` -> ``"mary-jane-o-neil"``,
+    ``"Élodie"`` -> ``"élodie"``); ``"person"`` when nothing is left."""
     return _SLUG.sub("-", normalize_text(subject)).strip("-") or "person"
 
 

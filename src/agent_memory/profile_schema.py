@@ -25,6 +25,8 @@ from .errors import ConfigError
 from .models import ProfileField
 from .tokens import count_tokens, truncate_tokens
 
+NEWER_WINS_THRESHOLD = 0.6
+"""Jaccard overlap of content terms above which two statements of a field say one thing."""
 PERSON = "The person"
 """How prototype statements name their subject; a fact's subject is written the same way
 before it is compared with them."""
@@ -135,6 +137,21 @@ class Statement:
     fact_id: str
     order: float
     score: float
+
+
+def newest_distinct(statements: Sequence[Statement]) -> list[Statement]:
+    """``statements`` without the older of two near-duplicates (same field, content-term
+    Jaccard >= :data:`NEWER_WINS_THRESHOLD`), in their original order."""
+    from .reasoners.extractive.sentences import content_terms, jaccard  # (import cycle)
+
+    kept: list[tuple[Statement, tuple[str, ...]]] = []
+    for s in sorted(statements, key=lambda s: -s.order):
+        terms = tuple(content_terms(s.text))
+        if terms and any(k.field == s.field and jaccard(terms, t) >= NEWER_WINS_THRESHOLD
+                         for k, t in kept):
+            continue
+        kept.append((s, terms))
+    return sorted((s for s, _ in kept), key=lambda s: s.order)
 
 
 def render_profile(statements: Sequence[Statement], fields: Sequence[SchemaField],

@@ -47,10 +47,10 @@ from ..profile_schema import (
     SchemaField,
     Statement,
     load_profile_schema,
+    newest_distinct,
     render_profile,
     schema_fields,
 )
-from ..reasoners.extractive.profile import newest_distinct
 from ..stores.base import RecordQuery
 from ..stores.conditional import retry_on_conflict
 from .context import Components, StepResult
@@ -150,7 +150,8 @@ async def _write_profile(c: Components, user_id: str, person: str | None, user: 
                          digest: str) -> str | None:
     if not facts:
         return None
-    subject = user if person is None else person
+    named = Counter(f.subject for f in facts if f.subject).most_common(1)
+    subject = person or user or (named[0][0] if named else None)
     pid = profile_id(user_id, person)
     found = await c.store.get(user_id, [pid])
     previous = found[0] if found and isinstance(found[0], UserProfile) else None

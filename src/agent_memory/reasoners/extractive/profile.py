@@ -22,11 +22,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...errors import InvalidInputError
-from ...profile_schema import PERSON, SchemaField, Statement, render_profile
+from ...profile_schema import PERSON, SchemaField, Statement, newest_distinct, render_profile
 from ...tokens import truncate_tokens
 from ..base import FieldAssignment, SummaryDraft
 from .attributes import Embed
-from .sentences import content_terms, jaccard, split_sentences
+from .sentences import split_sentences
 from .summarize import check_budget, key_topics
 
 FIELD_THRESHOLD = 0.4
@@ -41,8 +41,6 @@ CHATTER = (f"{PERSON} is so happy and thankful.", f"{PERSON} will keep you poste
 """Prototypes of conversation chatter (feelings of the moment, thanks, praise, photo
 captions, plans to talk later): a fact nearer to one of them than to every field is left
 out, the reject class of the nearest-prototype rule. Written for this project."""
-NEWER_WINS_THRESHOLD = 0.6
-"""Jaccard overlap of content terms above which two statements say one thing (newer kept)."""
 _LINE = re.compile(r"^(?P<label>[A-Z][a-z]+(?: [a-z]+){0,2}):\s+(?P<body>\S.*)$")
 
 
@@ -88,19 +86,6 @@ class FieldIndex:
             out.append(FieldAssignment(field=self.fields[k].name if ok else None,
                                        score=max(0.0, min(1.0, score))))
         return out
-
-
-def newest_distinct(statements: Sequence[Statement]) -> list[Statement]:
-    """``statements`` without the older of two near-duplicates (same field, content-term
-    Jaccard >= :data:`NEWER_WINS_THRESHOLD`), in their original order."""
-    kept: list[tuple[Statement, tuple[str, ...]]] = []
-    for s in sorted(statements, key=lambda s: -s.order):
-        terms = tuple(content_terms(s.text))
-        if terms and any(k.field == s.field and jaccard(terms, t) >= NEWER_WINS_THRESHOLD
-                         for k, t in kept):
-            continue
-        kept.append((s, terms))
-    return sorted((s for s, _ in kept), key=lambda s: s.order)
 
 
 def summarize_items(previous: str | None, items: Sequence[str], max_tokens: int,
