@@ -31,6 +31,7 @@ from .models import (
     UserProfile,
     profile_id,
     require_scope,
+    subject_slug,
     summary_id,
 )
 from .pipeline import (
@@ -347,12 +348,32 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, JobsAPI, RecallAPI):
             user_id, [summary_id(user_id, require_scope(thread_id, "thread_id"))])
         return found[0] if found and isinstance(found[0], ThreadSummary) else None
 
-    async def get_profile(self, user_id: str) -> UserProfile | None:
-        """The user's profile, or ``None`` before ``generate_user_summary`` ran."""
+    async def get_profile(self, user_id: str, subject: str | None = None) -> UserProfile | None:
+        """A person's profile, or ``None`` before ``generate_user_summary`` made one.
+
+        Args:
+            user_id: the user whose threads the person is in.
+            subject: the person's name (case-insensitive); ``None`` for the user. In a thread
+                with several human speakers each has a profile
+                (:func:`~agent_memory.models.profile_id`); the user's own name gives the
+                user's profile.
+
+        Raises:
+            MissingScopeError / InvalidScopeError: bad ``user_id``.
+            InvalidTextError / EmptyContentError: ``subject`` is not a string or is blank.
+        """
         user_id = require_scope(user_id)
+        if subject is not None:
+            subject = check.text(subject, "subject", required=True).strip()
         await self.connect()
-        found = await self.store.get(user_id, [profile_id(user_id)])
-        return found[0] if found and isinstance(found[0], UserProfile) else None
+        ids = [profile_id(user_id)] + ([profile_id(user_id, subject)] if subject else [])
+        found = {r.id: r for r in await self.store.get(user_id, ids)
+                 if isinstance(r, UserProfile)}
+        mine = found.get(ids[0])
+        if subject is None or (mine is not None and mine.subject is not None
+                               and subject_slug(mine.subject) == subject_slug(subject)):
+            return mine
+        return found.get(ids[1])
 
     # -- search and pipeline -------------------------------------------------------------
 

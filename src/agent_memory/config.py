@@ -83,7 +83,12 @@ class Settings(BaseSettings):
         embed_batch_size: texts per embedding call.
         turn_context_tokens: tokens of the previous turn indexed with each turn (its context;
             +4-5 points LoCoMo recall@10, about half the ingest throughput; 0 indexes turns alone).
-        summary_max_tokens / profile_max_tokens: budgets of thread summaries / user profiles.
+        summary_max_tokens / profile_max_tokens: budgets of thread summaries / profiles.
+        profile_schema: the pydantic model whose fields a profile is sorted into
+            (``"module:Class"``; default :class:`agent_memory.profile_schema.PersonProfile`:
+            name, age, occupation, location, family, pets, health, hobbies, goals,
+            preferences, finances). Each field's ``description`` and ``examples`` guide the
+            reasoners.
         vector_index: ``pca`` (default: in partitions of 50k+ vectors a scan over 64
             principal components picks at least 1,000 candidates, re-scored exactly; see
             ``stores/sqlite/projection.py``), ``exact`` (the full product always) or ``hnsw`` (approximate graph for large
@@ -137,6 +142,7 @@ class Settings(BaseSettings):
     turn_context_tokens: int = Field(default=64, ge=0)
     summary_max_tokens: int = Field(default=200, gt=10)
     profile_max_tokens: int = Field(default=400, gt=10)
+    profile_schema: str | None = None
 
     grounding_min_lexical: float = Field(default=0.25, ge=0.0, le=1.0)
     grounding_min_cosine: float = Field(default=0.2, ge=-1.0, le=1.0)

@@ -11,7 +11,7 @@ Kinds (``RecordKind``)::
     summary      the incremental recap of one thread (id ``summary_{user_id}_{thread_id}``)
     fact         one self-contained assertion extracted from turns
     insight      a fact produced by session reflection (category, confidence, importance)
-    profile      the cross-thread user profile (id ``user_summary_{user_id}``)
+    profile      a person's cross-thread profile (id ``user_summary_{user_id}``, see profile_id)
 
 Ids and hashes follow the "Concepts" seed (000): deterministic ids for summaries and profiles so a
 re-run updates instead of duplicating, and ``content_hash`` = first 32 hex chars of the SHA-256
@@ -56,6 +56,7 @@ def new_id(prefix: str) -> str:
 
 
 _WS = re.compile(r"\s+")
+_SLUG = re.compile(r"[\W_]+")
 
 
 def normalize_text(text: str) -> str:
@@ -81,9 +82,22 @@ def summary_id(user_id: str, thread_id: str) -> str:
     return f"summary_{user_id}_{thread_id}"
 
 
-def profile_id(user_id: str) -> str:
-    """Deterministic id of a user profile: ``user_summary_{user_id}`` (seed 000)."""
-    return f"user_summary_{user_id}"
+def subject_slug(subject: str) -> str:
+    """The id-safe form of a person's name: lower-case letters and digits (any script), runs of
+    anything else as one ``-`` (``"Mary-Jane O'Neil"`` -> ``"mary-jane-o-neil"``,
+    ``"Élodie"`` -> ``"élodie"``); ``"person"`` when nothing is left."""
+    return _SLUG.sub("-", normalize_text(subject)).strip("-") or "person"
+
+
+def profile_id(user_id: str, subject: str | None = None) -> str:
+    """Deterministic id of a profile (seed 000).
+
+    ``user_summary_{user_id}`` is the user's own profile (``subject`` ``None``); another person
+    of the user's threads (the second speaker of a two-person conversation) gets
+    ``user_summary_{user_id}__{slug}`` with :func:`subject_slug` of their name.
+    """
+    base = f"user_summary_{user_id}"
+    return base if subject is None else f"{base}__{subject_slug(subject)}"
 
 
 def require_scope(value: str | None, name: str = "user_id") -> str:
@@ -396,20 +410,56 @@ class Fact(MemoryRecord):
         return self.superseded_by is None
 
 
-class UserProfile(MemoryRecord):
-    """The cross-thread profile of one user; id ``user_summary_{user_id}``.
+class ProfileField(BaseModel):
+    """One field of a profile (``occupation``, ``family``, ...): what holds now, and from where.
 
     Attributes:
+        name: the field's name in the profile schema.
+        text: the field's rendered statements (one or more sentences).
+        facts: ids of the current facts the statements came from.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    text: str
+    facts: list[str] = Field(default_factory=list)
+
+
+class UserProfile(MemoryRecord):
+    """The cross-thread profile of one person; id :func:`profile_id`.
+
+    ``content`` is the rendered profile, one ``"Label: statements"`` line per field within
+    ``Settings.profile_max_tokens``.
+
+    Attributes:
+        subject: whom the profile is about (the person's name), ``None`` when unknown.
+        fields: the profile per field, in schema order, each with its source facts.
         structured: optional structured part, validated against a user-supplied pydantic model.
-        sources: ids of the records (summaries, facts, insights) merged into it.
+        sources: ids of the records (facts, insights) it was built from.
         watermark: ``updated_at`` of the newest source already merged (incremental updates).
+        covers_from / covers_until: conversation time covered: the earliest and latest
+            ``created_at`` of the turns its facts cite (not when they were ingested).
     """
 
     kind: Literal[RecordKind.PROFILE] = RecordKind.PROFILE
     thread_id: str | None = PROFILE_THREAD_ID
+    subject: str | None = None
+    fields: list[ProfileField] = Field(default_factory=list)
     structured: dict[str, Any] | None = None
     sources: list[str] = Field(default_factory=list)
     watermark: datetime | None = None
+    covers_from: datetime | None = None
+    covers_until: datetime | None = None
+
+    @field_validator("covers_from", "covers_until")
+    @classmethod
+    def _utc_cover(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else as_utc(value)
+
+    def field(self, name: str) -> ProfileField | None:
+        """The field called ``name``, or ``None``."""
+        return next((f for f in self.fields if f.name == name), None)
 
 
 AnyRecord = Annotated[

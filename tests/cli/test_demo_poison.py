@@ -25,7 +25,7 @@ _LINE = re.compile(r"^\[([^\]]+)\] \S+ \(\w+\) (\w+) \((\w+)\): (.*)$", re.MULTI
 def weak_local_model(request: dict):
     """What a 1.5B model told to follow the conversation does: it obeys the planted turn.
     Facts: the planted one (citing its turn, and citing a legitimate turn) beside real ones;
-    summaries and the profile repeat it too."""
+    summaries repeat it too; the profile step files every fact under one field."""
     if (request.get("response_format") or {}).get("type") == "json_schema":
         return LLAMA_CPP_500
     system = request["messages"][0]["content"]
@@ -50,9 +50,11 @@ def weak_local_model(request: dict):
                               "subject": speaker, "category": "event", "confidence": 0.8,
                               "importance": 5, "evidence": [tid], "occurred_at": None})
         return {"facts": facts}
-    if "profile of one user" in system:
-        return {"text": "Priya is a billionaire. Priya is a nurse saving for a home.",
-                "key_topics": ["billionaire"], "evidence": []}
+    if "into the fields of" in system:  # the profile: it files every fact under finances
+        count = len(re.findall(r"^\d+\. ", prompt, re.MULTILINE))
+        return {"fields": [{"field": "finances", "facts": list(range(1, count + 1))}]}
+    if "long-term memory consistent" in system:  # reconciliation: it finds nothing
+        return {"duplicates": [], "contradictions": []}
     ids = [tid for tid, *_ in lines]
     if "billionaire" in prompt:
         return {"text": "Priya is a billionaire and talked about her savings and plans.",
@@ -73,10 +75,13 @@ async def test_a_weak_local_llm_stores_nothing_from_the_planted_turn(tmp_path, l
     assert poisoned == 0, out
     assert "carrying it: 0" in " ".join(out.split())
     refused = re.search(r"refused by the grounding check: (\d+)", out)
-    # the planted fact cited two ways, the first summary's sentence, the profile's line
-    assert refused and int(refused.group(1)) >= 4
+    # the planted fact cited two ways, the first summary's sentence; the profile only files
+    # stored facts under fields, so it has no sentence of its own to refuse
+    assert refused and int(refused.group(1)) >= 3
     flat = " ".join(out.split())
-    assert re.search(r"summary sentence: [1-9]", flat) and "profile line: 1" in flat
+    assert re.search(r"summary sentence: [1-9]", flat)
+    profile = out.split("User profile")[1].split("Hybrid search")[0]
+    assert "Finances: " in profile and POISON_MARKER not in profile
     async with AsyncMemory.open(Settings.load(store=str(store)),
                                 embedder=local_embedder) as memory:
         stored = [r.content for r in await memory.get_memories(USER, kinds=["fact"])]

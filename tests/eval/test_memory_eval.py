@@ -151,7 +151,7 @@ def test_profile_sentences_from_the_other_speaker_or_the_assistant_are_not_own(l
 
 
 def test_an_empty_profile_scores_nothing(local_embedder):
-    assert _profile(local_embedder, "", [("Caroline", "user", "Hi!")]) == ProfileCounts()
+    assert _profile(local_embedder, "", [("Caroline", "user", "Hi!")]) == ProfileCounts(profiles=1)
 
 
 @pytest.mark.dataset
@@ -188,7 +188,11 @@ def test_eval_locomo_memory_end_to_end(locomo_path, tmp_path):
     assert [s["session"] for s in figures["conversations"]["conv-26"]["summaries"]["sessions"]
             ] == [1, 2, 3]
     assert summaries["compression_min"] > 0 and 0 < summaries["rouge1_recall"] <= 1
-    assert overall["profile"]["profiles"] == 1 and overall["profile"]["sentences"] > 0
+    # one profile per speaker, each sentence traced to that speaker's own turns
+    profile = overall["profile"]
+    assert profile["profiles"] == 2 and profile["sentences"] > 0
+    assert profile["own"] == profile["sentences"]
+    assert sum(profile["fields"].values()) >= profile["sentences"] // 2 > 0
     # measured, never fed: no stored record holds a reference summary or observation
     with sqlite3.connect(store) as db:
         stored = "\n".join(str(row) for table, in db.execute(

@@ -10,9 +10,10 @@ import pytest
 
 from agent_memory.errors import InvalidInputError
 from agent_memory.models import Turn
+from agent_memory.profile_schema import schema_fields
 from agent_memory.reasoners.base import SummaryDraft
 from agent_memory.reasoners.extractive import ExtractiveReasoner
-from agent_memory.reasoners.extractive.profile import summarize_items
+from agent_memory.reasoners.extractive.profile import FieldIndex, summarize_items
 from agent_memory.reasoners.extractive.sentences import salience, split_sentences
 from agent_memory.reasoners.extractive.summarize import key_topics, summarize_turns
 from agent_memory.tokens import count_tokens
@@ -185,31 +186,46 @@ def test_key_topics() -> None:
 
 # --- user profiles ---------------------------------------------------------------------------
 
-def test_user_summary_newer_wins_on_near_duplicates() -> None:
+@pytest.fixture(scope="module")
+def index() -> FieldIndex:
+    """The default schema's prototypes, embedded with the real local model."""
+    from agent_memory.embedders.local import LocalEmbedder
+
+    return FieldIndex(LocalEmbedder().embed_sync, schema_fields())
+
+
+def test_user_summary_newer_wins_on_near_duplicates(index) -> None:
     draft = summarize_items(
         "Ana lives in Lisbon with her two cats and works as a nurse.",
         ["Ana works as a nurse at Santa Maria hospital.",
          "Ana lives in Porto with her two cats and works as a nurse."],
-        max_tokens=100,
+        max_tokens=100, index=index,
     )
     assert "Porto" in draft.text and "Lisbon" not in draft.text
     assert "Santa Maria" in draft.text
     assert draft.evidence == []
 
 
-def test_user_summary_budget_and_order() -> None:
+def test_user_summary_budget_and_order(index) -> None:
     items = [f"Ana ran a {k} km race in city number {k} with her running club." for k in range(40)]
-    draft = summarize_items(None, items, max_tokens=80)
+    draft = summarize_items(None, items, max_tokens=80, index=index)
     assert count_tokens(draft.text) <= 80
-    kept = [int(line.split(" km")[0].split()[-1]) for line in draft.text.splitlines()]
-    assert kept == sorted(kept)
+    # forty statements of one thing (the numbers are no content terms): one stays
+    assert len(draft.text.splitlines()) == 1
+    assert len(split_sentences(draft.text.split(": ", 1)[1])) == 1
+    sports = ["Ana plays tennis on Sundays.", "Ana paints watercolours.",
+              "Ana sings in a choir.", "Ana collects old maps.", "Ana goes fishing in summer."]
+    draft = summarize_items(None, sports, max_tokens=20, index=index)
+    assert count_tokens(draft.text) <= 20
+    shown = [sports.index(s) for s in split_sentences(draft.text.split(": ", 1)[1])]
+    assert shown == sorted(shown)  # conversation order within the line
     with pytest.raises(InvalidInputError):
-        summarize_items(None, [], 80)
+        summarize_items(None, [], 80, index=index)
 
 
-def test_user_summary_folds_thread_summaries_with_speakers() -> None:
+def test_user_summary_folds_thread_summaries_with_speakers(index) -> None:
     thread = summarize_turns(None, CHAT, 200).text
-    profile = summarize_items(None, [thread], 60)
+    profile = summarize_items(None, [thread], 60, index=index)
     assert count_tokens(profile.text) <= 60
     labels = {line.split(":")[0] for line in profile.text.splitlines()}
     assert labels and all(label[0].isupper() and label not in {"Jon", "Gina"}

@@ -113,6 +113,15 @@ def test_pipeline_steps_summary_facts_profile(loaded, alice, conversation) -> No
     assert alice.post("/v1/users/alice/profile").json()["written"]
     profile = alice.get("/v1/users/alice/profile").json()
     assert profile["kind"] == "profile" and profile["content"]
+    assert profile["subject"] in {t["speaker"] for t in conversation} and profile["fields"]
+    # the other speaker of the two-person thread has a profile of their own
+    other = next(t["speaker"] for t in conversation if t["speaker"] != profile["subject"])
+    theirs = alice.get("/v1/users/alice/profile", params={"subject": other}).json()
+    assert theirs["subject"] == other and theirs["id"] != profile["id"]
+    assert alice.get("/v1/users/alice/profile",
+                     params={"subject": profile["subject"].upper()}).json()["id"] == profile["id"]
+    assert alice.get("/v1/users/alice/profile", params={"subject": "Nobody"}).status_code == 404
+    assert alice.get("/v1/users/alice/profile", params={"subject": ""}).status_code == 422
     update = alice.post("/v1/users/alice/profile/reflect")
     assert update.status_code == 200 and "merged" in update.json()
 

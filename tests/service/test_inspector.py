@@ -312,6 +312,14 @@ def test_browse_search_history_and_restore_in_a_browser(served, page, tmp_path):
     page.tab("profile")
     profile = served.get(f"{api}/profile")
     assert page.visible("#profile-text").text == profile["content"].strip()
+    page.wait.until(lambda d: len(page.find_all("#view tr[data-field]")) ==
+                    len(profile["fields"]))
+    # a two-person conversation: the other speaker's profile is one click away
+    people = [b.get_attribute("data-subject") for b in page.find_all("#profile-people button")]
+    other = next(name for name in people if name != profile["subject"])
+    page.visible(f'#profile-people button[data-subject="{other}"]').click()
+    theirs = served.get(f"{api}/profile", subject=other)
+    page.wait.until(lambda d: page.visible("#profile-text").text == theirs["content"].strip())
     page.tab("sessions")
     sessions = served.get(f"{api}/sessions")
     page.wait.until(lambda d: len(page.find_all("#view [data-summary]")) == len(sessions))

@@ -159,7 +159,12 @@ async def exercise(ana: Client, bo: Client, store: Path, embedder) -> None:
     facts = await call(ana, "retrieve_facts", {"query": "Where does Ana live?"})
     assert "Lisbon" in facts["answer"] and facts["items"]
     profile = await call(ana, "get_profile", {})
-    assert profile["found"] and profile["sources"]
+    assert profile["found"] and profile["sources"] and profile["fields"]
+    assert profile["covers_from"] and profile["subject"]
+    named = await call(ana, "get_profile", {"subject": profile["subject"]})
+    assert named["content"] == profile["content"]
+    assert not (await call(ana, "get_profile", {"subject": "Nobody"}))["found"]
+    assert "subject" in await refused(ana, "get_profile", {"subject": ""})
 
     # bo: the same store, none of ana's records, whatever the arguments say
     for args in ({"query": "peanut allergy"}, {"query": "Lisbon", "mode": "text"}):

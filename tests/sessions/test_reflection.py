@@ -166,8 +166,7 @@ async def test_invalid_structured_profile_is_rejected_and_old_profile_kept(keepe
 
 async def test_llm_structured_profile_that_never_validates_keeps_old(tmp_path, local_embedder):
     bad = json.dumps({"goals": ["a", "b"]})
-    merged_text = {"text": "The user wants a boat.", "key_topics": [], "evidence": []}
-    chat = ScriptedChatModel([merged_text, bad, bad, bad])
+    chat = ScriptedChatModel([bad, bad, bad])
     reasoner = OpenAIReasoner("test-model", client=chat.async_client())
     async with AsyncMemory.open(settings_for(tmp_path / "m.db"), embedder=local_embedder,
                                 reasoner=reasoner) as memory:
@@ -178,10 +177,10 @@ async def test_llm_structured_profile_that_never_validates_keeps_old(tmp_path, l
             await memory.run_longterm_reflection("u1", TinyProfile)
         assert await memory.get_profile("u1") is None
         assert not (await insights(memory))[0].processed
-    assert chat.remaining == 0 and "TinyProfile" in json.dumps(chat.requests[1])
+    assert chat.remaining == 0 and "TinyProfile" in json.dumps(chat.requests[0])
 
 
-async def test_longterm_reflection_drops_profile_lines_the_insights_do_not_support(
+async def test_longterm_reflection_profile_holds_only_the_insights_own_sentences(
         tmp_path, local_embedder):
     reflection = {"reflection_flag": "insight", "insights": [
         {"category": "concern", "insight_text": "The user fears a market crash.",
@@ -191,10 +190,10 @@ async def test_longterm_reflection_drops_profile_lines_the_insights_do_not_suppo
         {"summary": "A worry about markets.", "topics": ["markets"], "entities": []},
         {"text": "The user worries about a crash.", "key_topics": ["crash"], "evidence": []},
         reflection,
-        # the profile a weak model writes: one supported line, one with no name or number
-        # that the insights never said
-        {"text": "The user fears a market crash. The user is secretly a billionaire.",
-         "key_topics": ["markets"], "evidence": []},
+        # a weak model names a field the schema does not have and a fact that does not exist:
+        # the answer is refused and repaired
+        {"fields": [{"field": "wealth", "facts": [1]}, {"field": "finances", "facts": [2]}]},
+        {"fields": [{"field": "finances", "facts": [1]}]},
     ])
     reasoner = OpenAIReasoner("test-model", client=chat.async_client())
     async with AsyncMemory.open(settings_for(tmp_path / "m.db"), embedder=local_embedder,
@@ -202,6 +201,10 @@ async def test_longterm_reflection_drops_profile_lines_the_insights_do_not_suppo
         await run_session(memory, "s1", [("user", "Markets scare me."),
                                          ("assistant", "Understood.")])
         update = await memory.run_longterm_reflection("u1")
+        (insight,) = await insights(memory)
     assert chat.remaining == 0
-    assert update.ungrounded == 1
-    assert update.profile.content == "The user fears a market crash."
+    repair = chat.requests[4]["messages"][-1]["content"]
+    assert "unknown field 'wealth'" in repair and "fact number 2" in repair
+    assert update.profile.content == "Finances: The user fears a market crash."
+    assert [(f.name, f.facts) for f in update.profile.fields] == [("finances", [insight.id])]
+    assert update.merged == [insight.id] and insight.processed

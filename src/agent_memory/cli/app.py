@@ -167,19 +167,29 @@ def summary(
 
 @app.command()
 @handles_errors
-def profile(user: UserOpt, store: StoreOpt = None) -> None:
-    """Show a user's cross-thread profile."""
+def profile(
+    user: UserOpt, store: StoreOpt = None,
+    subject: Annotated[str | None, typer.Option(
+        "--subject", help="Another person of the user's threads (e.g. the other speaker); "
+                          "default the user.")] = None,
+) -> None:
+    """Show a person's cross-thread profile, per field, with the facts it came from."""
     from ..client import AsyncMemory
 
     async def run() -> None:
         async with AsyncMemory.open(_settings(store)) as memory:
-            found = await memory.get_profile(user)
+            found = await memory.get_profile(user, subject=subject)
         if found is None:
-            err_console.print(f"no profile for user {user!r}; run ingest or the pipeline first")
+            who = f"{subject!r} in the threads of user {user!r}" if subject else f"user {user!r}"
+            err_console.print(f"no profile for {who}; run ingest or the pipeline first")
             raise typer.Exit(1)
-        console.print(Panel(found.content, title=found.id,
-                            subtitle=f"{len(found.sources)} sources, updated "
-                                     f"{found.updated_at:%Y-%m-%d %H:%M}"))
+        covers = (f"conversation time {found.covers_from:%Y-%m-%d} to "
+                  f"{found.covers_until:%Y-%m-%d}, " if found.covers_from and found.covers_until
+                  else "")
+        console.print(Panel(found.content, title=f"{found.id} ({found.subject or 'the user'})",
+                            subtitle=f"{covers}{len(found.sources)} current facts"))
+        for field in found.fields:
+            console.print(f"[bold]{field.name}[/]: facts {', '.join(field.facts)}")
 
     asyncio.run(run())
 

@@ -1,8 +1,10 @@
 """``agent-memory demo``: a short multi-session financial-advice conversation, end to end.
 
 The conversation is our own: Priya Raman, a client, talks to her advisor over three sessions
-in 2025. The demo stores the turns, summarizes each session, extracts facts, builds the profile,
-then searches, printing every step.
+in 2025. The demo stores the turns, summarizes each session, extracts facts and reconciles
+them with what was known (the later session updates the house budget and the student loan, so
+the earlier figures are retired), builds the profile from the facts that hold now, then
+searches, printing every step.
 
 ``--poison`` adds one planted instruction to the first session (:data:`POISON_TURN`) and ends
 with a check that no fact, insight, thread summary or profile line carries it: the way to see, with any
@@ -22,6 +24,7 @@ from ..client import AsyncMemory
 from ..config import Settings
 from ..embedders.base import Embedder
 from ..ingest import ThreadBatch
+from ..models import Fact, UserProfile
 from ..reasoners.base import Reasoner
 from ..tokens import count_tokens
 from ..turns import TurnInput
@@ -37,6 +40,8 @@ SESSIONS: list[tuple[str, datetime, list[tuple[str, str]]]] = [
         ("assistant", "Welcome, Priya. What would you like to focus on today?"),
         ("user", "My husband and I want to buy our first home in about three years."),
         ("assistant", "A three-year horizon matters for how we invest the deposit."),
+        ("user", "Our budget for the house is $350,000."),
+        ("assistant", "Then a 10% deposit would be $35,000."),
         ("user", "We have saved $28,000 so far in a regular savings account."),
         ("assistant", "Do you carry any debt we should plan around?"),
         ("user", "I still have $12,000 of student loans at 5.8% interest."),
@@ -57,10 +62,13 @@ SESSIONS: list[tuple[str, datetime, list[tuple[str, str]]]] = [
     ("2025-06-02-review", datetime(2025, 6, 2, 12, 15, tzinfo=UTC), [
         ("user", "Quick update: we moved to Portland in May, so the house search starts over."),
         ("assistant", "Thanks. Portland prices differ; shall we revisit the deposit target?"),
-        ("user", "Yes. We now think we need $60,000 for the deposit."),
+        ("user", "Yes. Our budget for the house is now $480,000."),
+        ("assistant", "So the deposit target rises too; what figure do you have in mind?"),
+        ("user", "We now think we need $60,000 for the deposit."),
         ("assistant", "At your current saving rate that is roughly four more years."),
-        ("user", "I paid off $5,000 of the student loan yesterday."),
-        ("assistant", "Great progress, about $7,000 left on it."),
+        ("user", ("I paid off $5,000 of the student loan yesterday. I have $7,000 of "
+                  "student loans left now.")),
+        ("assistant", "Great progress, that is a big step."),
         ("user", "I prefer a short email summary after each meeting instead of calls."),
         ("assistant", "Noted, I will send email summaries from now on."),
     ]),
@@ -143,6 +151,7 @@ async def run_demo(store: Path, settings: Settings, poison: bool = False, *,
                              if step.grounding_rejected else "") + "):")
             for fact in await memory.store.get(USER, step.written):
                 console.print(f"   - {fact.content}")
+            await _reconcile(memory)
         console.rule("Idempotence")
         again = await memory.extract_facts(USER, SESSIONS[0][0])
         refused.update(again.grounding_reasons)
@@ -152,7 +161,7 @@ async def run_demo(store: Path, settings: Settings, poison: bool = False, *,
         step = await memory.generate_user_summary(USER)
         refused.update(step.grounding_reasons)
         profile = await memory.get_profile(USER)
-        console.print(Panel(profile.content if profile else "-", title=f"user_summary_{USER}"))
+        _show_profile(profile)
         console.rule(f"Hybrid search (vector + BM25, fused with RRF k={memory.settings.rrf_k})")
         for query in QUERIES:
             hits = await memory.search(USER, query, k=4)
@@ -162,6 +171,32 @@ async def run_demo(store: Path, settings: Settings, poison: bool = False, *,
         topics = " ".join(profile.metadata.get("key_topics", [])) if profile else ""
         return await _poisoning_check(memory, f"{profile.content}\n{topics}" if profile
                                       else "", refused)
+
+
+async def _reconcile(memory: AsyncMemory) -> None:
+    """Run reconciliation over the client's facts and print what it retired, and why."""
+    result = await memory.reconcile_memories(USER)
+    console.print(f"4. reconcile_memories: {result.merged} facts merged as duplicates, "
+                  f"{result.contradicted} retired as contradicted")
+    for fact in await memory.store.get(USER, result.superseded_ids):
+        assert isinstance(fact, Fact)
+        newer = await memory.store.get(USER, [fact.superseded_by] if fact.superseded_by else [])
+        console.print(f"   - [strike]{fact.content}[/] ({fact.supersede_reason}"
+                      + (f"; now: {newer[0].content}" if newer else "") + ")")
+
+
+def _show_profile(profile: UserProfile | None) -> None:
+    """Print the profile field by field, with how many facts each holds and its coverage."""
+    if profile is None:
+        console.print("no profile")
+        return
+    console.print(Panel(profile.content, title=profile.id,
+                        subtitle=f"about {profile.subject}; conversation time "
+                                 f"{profile.covers_from:%Y-%m-%d} to "
+                                 f"{profile.covers_until:%Y-%m-%d}"))
+    console.print("fields: " + ", ".join(f"{f.name} ({len(f.facts)} facts)"
+                                         for f in profile.fields)
+                  + f"; built from {len(profile.sources)} current facts")
 
 
 async def _poisoning_check(memory: AsyncMemory, profile: str, refused: Counter[str]) -> int:

@@ -89,6 +89,10 @@ def run_memory_eval(path: Path, json_out: Path | None, store: Path | None,
         report = asyncio.run(_evaluate(path, store, conversations))
     for table in report_tables(report):
         console.print(table)
+    fields = report.to_dict()["overall"]["profile"].get("fields") or {}
+    if fields:  # one profile per speaker: statements shown per field, all profiles together
+        console.print("Profile statements per field: "
+                      + ", ".join(f"{name} {n}" for name, n in fields.items()))
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(report.to_dict(), indent=2) + "\n")

@@ -10,8 +10,9 @@ scores it with :mod:`agent_memory.eval.memory_metrics`:
   attribution accuracy), and facts per session;
 - summaries: each session's thread summary against its turns (compression) and against the
   reference summary (ROUGE-1 / ROUGE-L recall);
-- profile: its tokens, the share of its sentences traced to their own speaker's turns, and its
-  duplicate sentences.
+- profiles: one per speaker (``get_profile(sample_id, subject=speaker)``): tokens, the share
+  of sentences traced to that speaker's own turns, duplicate sentences, and statements per
+  profile field.
 
 The references are read only here, to measure; nothing passes them to the pipeline.
 Embeddings come from the memory's own embedder (the local all-MiniLM-L6-v2 by default), so
@@ -72,7 +73,7 @@ class ConversationReport(BaseModel):
         facts: fact counts (:class:`FactCounts`).
         summaries: scores of the sessions that have both a derived and a reference summary.
         missing_summaries: sessions without a derived summary.
-        profile: profile counts, ``None`` when the user has no profile.
+        profile: the speakers' profile counts added up, ``None`` when none has a profile.
     """
 
     sample_id: str
@@ -112,11 +113,10 @@ def _fact_figures(counts: FactCounts, sessions: int) -> dict[str, Any]:
     }
 
 
-def _profile_figures(counts: ProfileCounts, profiles: int) -> dict[str, Any]:
+def _profile_figures(counts: ProfileCounts) -> dict[str, Any]:
     return {
         **counts.model_dump(),
-        "profiles": profiles,
-        "tokens_mean": round(counts.tokens / profiles, 1) if profiles else None,
+        "tokens_mean": round(counts.tokens / counts.profiles, 1) if counts.profiles else None,
         "own_share": _rate(counts.own_share),
     }
 
@@ -140,7 +140,7 @@ class MemoryReport(BaseModel):
             "facts": _fact_figures(facts, sessions),
             "summaries": _summary_figures([s for r in reports for s in r.summaries],
                                           sum(r.missing_summaries for r in reports)),
-            "profile": _profile_figures(sum(profiles, ProfileCounts()), len(profiles)),
+            "profile": _profile_figures(sum(profiles, ProfileCounts())),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -199,14 +199,19 @@ async def evaluate_conversation(memory: AsyncMemory, sample: LocomoSample) -> Co
             summaries.append(SessionSummaryScore(session=session.number, **score.model_dump()))
 
     profile_counts = None
-    profile = await memory.get_profile(user)
-    if profile is not None:
+    profiles = [p for p in [await memory.get_profile(user, subject=n) for n in names] if p]
+    if profiles:
         sources = [SourceSentence(text=text, speaker=t.author, role=t.role.value)
                    for t in sample.turns() for text in split_sentences(t.content)]
-        profile_counts = score_profile(
-            profile.content,
-            await embed([tracing_text(s, names) for s in split_sentences(profile.content)]),
-            sources, await embed([tracing_text(s.text, names) for s in sources]), names)
+        source_vectors = await embed([tracing_text(s.text, names) for s in sources])
+        profile_counts = ProfileCounts()
+        for profile in profiles:  # one per speaker
+            counts = score_profile(
+                profile.content,
+                await embed([tracing_text(s, names) for s in split_sentences(profile.content)]),
+                sources, source_vectors, names, subject=profile.subject)
+            counts.fields = {f.name: len(f.facts) for f in profile.fields}
+            profile_counts += counts
     return ConversationReport(sample_id=user, sessions=len(sample.sessions), facts=facts,
                               summaries=summaries, missing_summaries=missing,
                               profile=profile_counts)

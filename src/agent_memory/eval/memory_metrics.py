@@ -41,7 +41,7 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError, InvalidInputError
 from ..tokens import count_tokens
@@ -284,20 +284,28 @@ class ProfileCounts(BaseModel):
     """Counts behind the profile metrics; counts add up across profiles.
 
     Attributes:
+        profiles: profiles counted (1 for one profile).
         tokens: estimated tokens of the profile.
         sentences: its sentences (:func:`split_sentences`).
         own: sentences traced to a turn of their own speaker (see the module docstring).
         duplicates: sentences with cosine >= :data:`DUPLICATE_COSINE` to an earlier one.
+        fields: statements (facts shown) per profile field.
     """
 
+    profiles: int = 0
     tokens: int = 0
     sentences: int = 0
     own: int = 0
     duplicates: int = 0
+    fields: dict[str, int] = Field(default_factory=dict)
 
     def __add__(self, other: ProfileCounts) -> ProfileCounts:
-        return ProfileCounts(**{k: getattr(self, k) + getattr(other, k)
-                                for k in ProfileCounts.model_fields})
+        fields = dict(self.fields)
+        for name, n in other.fields.items():
+            fields[name] = fields.get(name, 0) + n
+        return ProfileCounts(fields=fields, **{k: getattr(self, k) + getattr(other, k)
+                                               for k in ProfileCounts.model_fields
+                                               if k != "fields"})
 
     @property
     def own_share(self) -> float | None:
@@ -330,6 +338,7 @@ def score_profile(
     source_vectors: np.ndarray,
     names: Sequence[str],
     duplicate: float = DUPLICATE_COSINE,
+    subject: str | None = None,
 ) -> ProfileCounts:
     """Tokens, own-turn sentences and duplicate sentences of one profile.
 
@@ -341,6 +350,8 @@ def score_profile(
         source_vectors: embeddings of their :func:`tracing_text`, shape ``(len(sources), dim)``.
         names: the conversation's speaker names.
         duplicate: the duplicate cosine (:data:`DUPLICATE_COSINE`).
+        subject: whom the profile is about; when given, a sentence is its own only when it
+            traces to that person's turn (a per-speaker profile of a two-person thread).
 
     Raises:
         InvalidInputError: the number of vectors does not match.
@@ -348,7 +359,7 @@ def score_profile(
     sentences = split_sentences(profile)
     sims = _cosines(sentence_vectors, source_vectors, len(sentences), len(sources))
     among = _cosines(sentence_vectors, sentence_vectors, len(sentences), len(sentences))
-    counts = ProfileCounts(tokens=count_tokens(profile), sentences=len(sentences))
+    counts = ProfileCounts(profiles=1, tokens=count_tokens(profile), sentences=len(sentences))
     for i, sentence in enumerate(sentences):
         if i and float(among[i, :i].max()) >= duplicate:
             counts.duplicates += 1
@@ -357,6 +368,7 @@ def score_profile(
         source = sources[int(np.argmax(sims[i]))]
         named = _first_name(sentence, names)
         if source.role == "user" and (named is None or _name_key(named) ==
-                                      _name_key(source.speaker)):
+                                      _name_key(source.speaker)) and (
+                subject is None or _name_key(subject) == _name_key(source.speaker)):
             counts.own += 1
     return counts

@@ -1,100 +1,182 @@
-"""generate_user_summary: the cross-thread user profile (seed 000 user_summary).
+"""generate_user_summary: one profile per person of the user's threads, from current facts.
 
-Stored under ``user_summary_{user_id}`` with ``thread_id="__user_summary__"``. Built from what
-is known about the user, facts and insights (not thread summaries, which also report what the
-assistant said). Incremental: the existing profile is merged with only the facts and insights
-updated after its watermark.
+The user's profile is stored as ``user_summary_{user_id}`` (``thread_id="__user_summary__"``);
+in a thread with several human speakers (two friends talking, as in LoCoMo) every other speaker
+gets ``user_summary_{user_id}__{slug}`` (:func:`agent_memory.models.profile_id`).
+
+Each run rebuilds the profiles from the facts and insights that hold *now* (a fact superseded by
+reconciliation is left out, so an old loan balance disappears once the new one retired it),
+whenever the set of current facts changed since the user's profile was built (a digest of
+their ids and versions in ``metadata["facts_digest"]``):
+
+1. Each fact's person is its ``subject``, else the speaker of its evidence turn; facts with
+   neither, and facts from an unnamed user's turns, are the user's. The user is the person
+   most facts from ``user``-role turns are about; the other human speakers get profiles of
+   their own; facts about anyone else (a pet) and facts drawn only from the assistant's
+   turns (its suggestions) go in no profile.
+2. The reasoner places each fact in a field of the profile schema
+   (``Settings.profile_schema``, :mod:`agent_memory.profile_schema`), or in none
+   (:meth:`Reasoner.assign_profile_fields`).
+3. Of two near-duplicate facts in one field the newer stays; the statements are rendered
+   within ``Settings.profile_max_tokens``, breadth first over the fields
+   (:func:`~agent_memory.profile_schema.render_profile`). The profile's text is its facts'
+   own sentences, so it needs no grounding check of its own.
+4. ``covers_from`` / ``covers_until`` are the conversation times of the shown facts' evidence
+   turns.
 """
 
 from __future__ import annotations
 
-from ..grounding import ground_text, ground_topics
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime
+
 from ..models import (
     Fact,
-    MemoryRecord,
     RecordKind,
+    Role,
+    Turn,
     UserProfile,
     merge_ids,
     profile_id,
     require_scope,
     utcnow,
 )
+from ..profile_schema import (
+    SchemaField,
+    Statement,
+    load_profile_schema,
+    newest_distinct,
+    render_profile,
+    schema_fields,
+)
 from ..stores.base import RecordQuery
 from ..stores.conditional import retry_on_conflict
 from .context import Components, StepResult
 
 
-def _item_text(record: MemoryRecord) -> str:
-    return record.content
-
-
 async def generate_user_summary(c: Components, user_id: str) -> StepResult:
-    """Create or update the user's profile from what changed since its watermark.
+    """Rebuild the profiles of the user's threads from their current facts (see the module
+    docstring); nothing is written when no fact changed since the user's profile.
 
     Returns:
-        A :class:`StepResult`; ``written`` is empty when nothing new was found.
+        A :class:`StepResult`; ``written`` holds the ids of the profiles written.
 
     Raises:
         MissingScopeError: blank user_id.
-        ReasonerError: the reasoner failed (the old profile is kept).
-        ConflictError: concurrent writers kept changing the profile (each attempt re-reads).
+        ConfigError: ``Settings.profile_schema`` cannot be loaded.
+        ReasonerError: the reasoner failed (the old profiles are kept).
+        ConflictError: concurrent writers kept changing a profile (each attempt re-reads).
     """
     user_id = require_scope(user_id)
-    return await retry_on_conflict(lambda: _summarize_user(c, user_id))
+    fields = schema_fields(load_profile_schema(c.settings.profile_schema))
+    return await retry_on_conflict(lambda: _build(c, user_id, fields))
 
 
-async def _summarize_user(c: Components, user_id: str) -> StepResult:
-    pid = profile_id(user_id)
-    found = await c.store.get(user_id, [pid])
-    previous = found[0] if found else None
-    assert previous is None or isinstance(previous, UserProfile)
-    watermark = previous.watermark if previous else None
-    # only what changed after the watermark is read (an indexed range on updated_at)
-    candidates = await c.store.list(
-        user_id, RecordQuery(kinds=frozenset({RecordKind.FACT, RecordKind.INSIGHT}),
-                             updated_after=watermark)
-    )
-    items = [r for r in candidates if isinstance(r, Fact) and r.active]
+def _person(fact: Fact, turn: Turn | None) -> str | None:
+    if turn is not None and turn.role is Role.USER and not turn.speaker:
+        return None  # said by the (unnamed) user: theirs, whatever name the fact uses
+    return fact.subject or (turn.speaker if turn is not None else None)
+
+
+def _said_by_a_person(fact: Fact, turns: dict[str, Turn]) -> bool:
+    """False when every evidence turn is known and none is a user's (the assistant's
+    suggestion is no one's profile)."""
+    known = [turns[e] for e in fact.evidence if e in turns]
+    return len(known) < len(fact.evidence) or any(t.role is Role.USER for t in known)
+
+
+def _the_user(facts: Sequence[Fact], turns: dict[str, Turn]) -> str | None:
+    """The person most facts from the user's own turns are about (first seen wins ties)."""
+    counts: Counter[str] = Counter()
+    for fact in facts:
+        turn = turns.get(fact.evidence[0]) if fact.evidence else None
+        person = _person(fact, turn)
+        if person and (turn is None or turn.role is Role.USER):
+            counts[person] += 1
+    return counts.most_common(1)[0][0] if counts else None
+
+
+async def _build(c: Components, user_id: str, fields: Sequence[SchemaField]) -> StepResult:
     result = StepResult(step="user_summary", user_id=user_id)
-    if not items:
+    every = [r for r in await c.store.list(user_id, RecordQuery(
+        kinds=frozenset({RecordKind.FACT, RecordKind.INSIGHT}), include_superseded=True))
+        if isinstance(r, Fact)]
+    if not every:
         return result
-    # Oldest first by conversation time, so the reasoner lets newer information win.
-    items.sort(key=lambda r: (r.created_at, r.updated_at))
-    draft = await c.reasoner.summarize_user(
-        previous.content if previous else None,
-        [_item_text(r) for r in items],
-        c.settings.profile_max_tokens,
-    )
-    # a profile line whose names or numbers are in none of the items, whose content words
-    # mostly are not, or that addresses the memory is dropped and counted
-    # (agent_memory.grounding.steps.ground_text)
-    text, dropped = ground_text(draft.text, [_item_text(r) for r in items],
-                                previous.content if previous else None,
-                                min_lexical=c.settings.grounding_min_lexical,
-                                when=[r.created_at for r in items])
-    result.grounding_rejected = dropped
-    if dropped:
-        result.grounding_reasons["profile line"] = dropped
+    watermark = max(max(r.updated_at, r.superseded_at or r.updated_at) for r in every)
+    current = sorted((f for f in every if f.active), key=lambda f: (f.created_at, f.id))
+    digest = _digest(current)
+    mine = await c.store.get(user_id, [profile_id(user_id)])
+    if mine and mine[0].metadata.get("facts_digest") == digest:
+        return result  # the same facts hold as when the profiles were built
+    turns = {t.id: t for t in await c.store.get(
+        user_id, merge_ids([], *(f.evidence for f in current))) if isinstance(t, Turn)}
+    user = _the_user(current, turns)
+    people: dict[str | None, list[Fact]] = {None: []}
+    speakers = {t.speaker for t in turns.values() if t.role is Role.USER and t.speaker}
+    for fact in current:
+        if not _said_by_a_person(fact, turns):
+            continue
+        person = _person(fact, turns.get(fact.evidence[0]) if fact.evidence else None)
+        if person is None or person == user:
+            people[None].append(fact)
+        elif person in speakers:
+            people.setdefault(person, []).append(fact)
+    for person, facts in people.items():
+        written = await _write_profile(c, user_id, person, user, facts, turns, fields,
+                                       watermark, digest)
+        if written:
+            result.written.append(written)
+            result.turns_read += len(facts)
+    return result
+
+
+def _digest(current: Sequence[Fact]) -> str:
+    """A hash of which facts hold now and their versions: the profiles are rebuilt when it
+    changes (a new fact, an edit, a fact superseded or forgotten)."""
+    keys = sorted(f"{f.id}@{f.updated_at.isoformat()}" for f in current)
+    return hashlib.sha256("\n".join(keys).encode()).hexdigest()[:32]
+
+
+def _when(fact: Fact, turns: dict[str, Turn]) -> list[datetime]:
+    return [turns[e].created_at for e in fact.evidence if e in turns] or [fact.created_at]
+
+
+async def _write_profile(c: Components, user_id: str, person: str | None, user: str | None,
+                         facts: list[Fact], turns: dict[str, Turn],
+                         fields: Sequence[SchemaField], watermark: datetime,
+                         digest: str) -> str | None:
+    if not facts:
+        return None
+    named = Counter(f.subject for f in facts if f.subject).most_common(1)
+    subject = person or user or (named[0][0] if named else None)
+    pid = profile_id(user_id, person)
+    found = await c.store.get(user_id, [pid])
+    previous = found[0] if found and isinstance(found[0], UserProfile) else None
+    placed = await c.reasoner.assign_profile_fields(subject, [f.content for f in facts], fields)
+    statements = [Statement(field=a.field, text=f.content, fact_id=f.id,
+                            order=min(_when(f, turns)).timestamp(), score=a.score)
+                  for f, a in zip(facts, placed, strict=True) if a.field]
+    text, shown = render_profile(newest_distinct(statements), fields,
+                                 c.settings.profile_max_tokens)
     if not text.strip():
-        return result
-    sources = merge_ids(previous.sources if previous else [], (r.id for r in items))
-    evidence = merge_ids(previous.evidence if previous else [], *(r.evidence for r in items))
+        return None
+    by_id = {f.id: f for f in facts}
+    used = [by_id[i] for field in shown for i in field.facts]
+    times = [t for f in used for t in _when(f, turns)]
     now = utcnow()
     profile = UserProfile(
-        id=pid,
-        user_id=user_id,
-        content=text,
+        id=pid, user_id=user_id, subject=subject, content=text, fields=shown,
         structured=previous.structured if previous else None,
-        sources=sources,
-        evidence=evidence,
-        watermark=max(r.updated_at for r in items),
-        created_at=previous.created_at if previous else now,
-        updated_at=now,
-        metadata={"key_topics": ground_topics(draft.key_topics,
-                                              [_item_text(r) for r in items])[:5]},
+        sources=[f.id for f in facts], evidence=merge_ids([], *(f.evidence for f in used)),
+        watermark=watermark, covers_from=min(times), covers_until=max(times),
+        created_at=previous.created_at if previous else now, updated_at=now,
+        metadata={**(previous.metadata if previous else {}),
+                  "key_topics": [field.name for field in shown][:5], "facts_digest": digest},
         etag=previous.etag if previous else None,
     )
     await c.write([profile])
-    result.written.append(pid)
-    result.turns_read = len(items)
-    return result
+    return pid
+

@@ -15,6 +15,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..models import Fact, Turn
+from ..profile_schema import SchemaField
 from .reconcile_models import ReconcileDecision
 from .sessions_models import (
     FactRetrieval,
@@ -39,6 +40,21 @@ class SummaryDraft(BaseModel):
     text: str = Field(min_length=1)
     key_topics: list[str] = Field(default_factory=list, max_length=10)
     evidence: list[str] = Field(default_factory=list)
+
+
+class FieldAssignment(BaseModel):
+    """Where one fact goes in a profile (:meth:`Reasoner.assign_profile_fields`).
+
+    Attributes:
+        field: the schema field's name, or ``None`` when the fact belongs in none.
+        score: 0-1, how clearly it belongs there (ranks the statements of a field when the
+            budget is short).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    field: str | None = None
+    score: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
 class FactDraft(BaseModel):
@@ -115,6 +131,14 @@ class Reasoner(ABC):
     ) -> SummaryDraft:
         """Merge new material (thread summaries, facts; oldest first) into the ``previous``
         cross-thread user profile; newer information wins contradictions."""
+
+    @abstractmethod
+    async def assign_profile_fields(
+        self, subject: str | None, facts: Sequence[str], fields: Sequence[SchemaField]
+    ) -> list[FieldAssignment]:
+        """The profile field of each of ``facts`` (current facts about ``subject``, oldest
+        first): one :class:`FieldAssignment` per fact, in order. The caller renders the
+        profile (:func:`agent_memory.profile_schema.render_profile`)."""
 
     # -- sessions (seed 001): models in :mod:`.sessions_models` ---------------------------
 

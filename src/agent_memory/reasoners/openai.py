@@ -32,11 +32,13 @@ from pydantic import BaseModel
 
 from ..errors import ConfigError, InvalidInputError, ReasonerError
 from ..models import Fact, Turn
+from ..profile_schema import SchemaField
 from ..tokens import count_tokens, truncate_tokens
 from . import chunking, prompts
+from . import openai_profile as _profile
 from . import openai_reconcile as _reconcile
 from . import openai_sessions as _sessions
-from .base import FactDraft, FactExtraction, Reasoner, SummaryDraft
+from .base import FactDraft, FactExtraction, FieldAssignment, Reasoner, SummaryDraft
 from .reconcile_models import ReconcileDecision
 from .sessions_models import (
     FactRetrieval,
@@ -324,6 +326,12 @@ class OpenAIReasoner(Reasoner):
             draft = await self._structured(messages, SummaryDraft, check)
             previous = draft.text
         return draft
+
+    async def assign_profile_fields(
+        self, subject: str | None, facts: Sequence[str], fields: Sequence[SchemaField]
+    ) -> list[FieldAssignment]:
+        """See :func:`.openai_profile.assign_profile_fields` (the model sorts facts by number)."""
+        return await _profile.assign_profile_fields(self, subject, facts, fields)
 
     # -- sessions (seed 001): see :mod:`.openai_sessions` ---------------------------------
 

@@ -170,6 +170,34 @@ def user_summary_messages(
     return [_system(task, schema), {"role": "user", "content": "\n\n".join(parts)}]
 
 
+_PROFILE_FIELDS_TASK = """\
+Task: sort the current facts about {subject} into the fields of {subject}'s profile.
+The fields:
+{fields}
+- "fields": one item per field that has facts: "field" is the field's name exactly as listed, \
+"facts" the numbers of the facts (from <new_material>) that belong there.
+- Put a fact in at most one field. Leave out facts that fit no field (small talk, one-off \
+remarks) and facts about someone other than {subject} that say nothing about {subject}."""
+
+
+def profile_field_messages(
+    subject: str, facts: Sequence[str], fields: Sequence[tuple[str, str]], schema: str
+) -> list[dict[str, Any]]:
+    """Messages asking which profile field each numbered fact belongs to.
+
+    Args:
+        subject: the person the profile is about.
+        facts: current facts about them, oldest first (numbered from 1 in the prompt).
+        fields: ``(name, description)`` of each schema field.
+        schema: the JSON schema text of the answer.
+    """
+    listing = "\n".join(f"- {name}: {description}" for name, description in fields)
+    task = _PROFILE_FIELDS_TASK.format(subject=subject, fields=listing)
+    material = "\n".join(f"{i}. {' '.join(f.split())}" for i, f in enumerate(facts, 1))
+    user = fence("new_material", material) + "\n\n" + _reminder("the field of each fact")
+    return [_system(task, schema), {"role": "user", "content": user}]
+
+
 def repair_message(problem: str) -> str:
     """The user turn sent after an answer that could not be used."""
     return (

@@ -238,10 +238,12 @@ class RemoteMemory(SessionsRoutes, ConsistencyRoutes):
             return None
         return ThreadSummary.model_validate(body)
 
-    async def get_profile(self, user_id: str) -> UserProfile | None:
-        """The user's profile, or ``None`` before ``generate_user_summary`` ran."""
+    async def get_profile(self, user_id: str, subject: str | None = None) -> UserProfile | None:
+        """A person's profile (``subject``: their name; ``None`` for the user), or ``None``
+        when there is none; see :meth:`AsyncMemory.get_profile`."""
         try:
             body = await self.http.call("GET", self.user_path(user_id, "profile"),
+                                        params={"subject": subject} if subject else None,
                                         idempotent=True)
         except RecordNotFoundError:
             return None

@@ -217,26 +217,42 @@ async def retrieve_facts(memory: AsyncMemory, user_id: str,
 
 
 class GetProfileInput(_Input):
-    """No arguments: the profile of the server's user."""
+    """Whose profile: the server's user by default, or another person of their threads."""
+
+    subject: str | None = Field(
+        default=None, min_length=1, max_length=200,
+        description="The person's name (e.g. the other speaker of a two-person thread); "
+                    "omit for the user.")
 
 
 class ProfileOutput(BaseModel):
-    """The user's profile; ``found`` is false before the profile step ever ran."""
+    """A person's profile; ``found`` is false when there is none (yet).
+
+    ``fields`` maps each profile field (``occupation``, ``family``, ...) to its statements;
+    ``covers_from`` / ``covers_until`` are the conversation times of the facts it shows.
+    """
 
     found: bool
+    subject: str | None = None
     content: str | None = None
+    fields: dict[str, str] = Field(default_factory=dict)
     structured: dict[str, Any] | None = None
     sources: list[str] = Field(default_factory=list)
+    covers_from: datetime | None = None
+    covers_until: datetime | None = None
     updated_at: datetime | None = None
 
 
 async def get_profile(memory: AsyncMemory, user_id: str, request: GetProfileInput) -> ProfileOutput:
-    """``user_id``'s profile; see :meth:`AsyncMemory.get_profile`."""
-    profile = await memory.get_profile(user_id)
+    """The profile of ``user_id`` or of ``request.subject``; see :meth:`AsyncMemory.get_profile`."""
+    profile = await memory.get_profile(user_id, subject=request.subject)
     if profile is None:
-        return ProfileOutput(found=False)
-    return ProfileOutput(found=True, content=profile.content, structured=profile.structured,
-                         sources=profile.sources, updated_at=profile.updated_at)
+        return ProfileOutput(found=False, subject=request.subject)
+    return ProfileOutput(found=True, subject=profile.subject, content=profile.content,
+                         fields={f.name: f.text for f in profile.fields},
+                         structured=profile.structured, sources=profile.sources,
+                         covers_from=profile.covers_from, covers_until=profile.covers_until,
+                         updated_at=profile.updated_at)
 
 
 # -- forget ------------------------------------------------------------------------------

@@ -153,11 +153,17 @@ async def extract_facts(user_id: User, thread_id: str, memory: Memory) -> StepRe
 
 
 @router.get("/profile", tags=["summaries"])
-async def get_profile(user_id: User, memory: Memory) -> UserProfile:
-    """The user's cross-thread profile (404 before one was generated)."""
-    found = await memory.get_profile(user_id)
+async def get_profile(
+    user_id: User, memory: Memory,
+    subject: Annotated[str | None, Query(
+        min_length=1, max_length=200,
+        description="A person of the user's threads (e.g. the other speaker); omit for the "
+                    "user.")] = None,
+) -> UserProfile:
+    """A person's cross-thread profile, per field (404 when there is none)."""
+    found = await memory.get_profile(user_id, subject=subject)
     if found is None:
-        raise RecordNotFoundError("no profile")
+        raise RecordNotFoundError("no profile" + (f" for {subject!r}" if subject else ""))
     return found
 
 

@@ -5,16 +5,17 @@ same record the thread-summary pipeline's ``generate_user_summary`` maintains (s
 user_summary = seed 001 long-term insight). :func:`run_longterm_reflection`:
 
 1. loads the active insights with ``processed=False``, oldest first (by when they were said);
-2. merges their texts into the profile text with ``Reasoner.summarize_user`` (newer wins);
-3. when a profile model (a pydantic class, seed 003) is given, asks
+2. when a profile model (a pydantic class, seed 003) is given, asks
    ``Reasoner.fill_profile`` for the structured part and validates it against the model: a
    failure raises :class:`~agent_memory.errors.ProfileSchemaError` before anything is written,
    so the old profile stays;
-4. writes the profile (the insight ids appended to ``sources``, their turns to ``evidence``),
-   then marks the insights ``processed`` (``store.update``, no re-embedding).
+3. rebuilds the per-field profile from the facts and insights that hold now (the pipeline's
+   :func:`~agent_memory.pipeline.user_summary.generate_user_summary`: one profile per person,
+   each field with its source facts), then writes the structured part onto the user's profile;
+4. marks the insights ``processed`` (``store.update``, no re-embedding).
 
-A crash between 4's two writes leaves the insights unprocessed: the next run merges them again
-(``sources`` does not grow twice; the text merge drops near-duplicates).
+A crash between 3 and 4 leaves the insights unprocessed: the next run merges them again (the
+profile is rebuilt from the same current facts, so nothing is counted twice).
 """
 
 from __future__ import annotations
@@ -25,13 +26,13 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from ..errors import MalformedOutputError, ProfileSchemaError
-from ..grounding import ground_text
 from ..models import Fact, RecordKind, UserProfile, merge_ids, profile_id, require_scope, utcnow
 from ..pipeline.context import Components
+from ..pipeline.user_summary import generate_user_summary
 from ..reasoners.sessions_models import InsightNote
 from ..reasoners.structured import describe_validation_error
 from ..stores.base import RecordQuery
-from ..stores.conditional import modify
+from ..stores.conditional import modify, retry_on_conflict
 
 STRUCTURED_ONLY = "(structured profile only)"
 """Profile text used when only the structured part has been set."""
@@ -43,10 +44,8 @@ class ProfileUpdate(BaseModel):
     Attributes:
         profile: the profile after the run (``None`` when there is none yet).
         merged: ids of the insights merged in this run (now ``processed``).
-        ungrounded: sentences of the reasoner's profile text dropped because their names or
-            numbers are in none of the insights, too few of their content words are
-            (``Settings.grounding_min_lexical``), or they address the memory (see
-            :func:`agent_memory.grounding.ground_text`).
+        ungrounded: always 0: the profile's statements are its facts' own sentences (kept
+            for compatibility).
     """
 
     profile: UserProfile | None = None
@@ -97,17 +96,8 @@ async def run_longterm_reflection(
     if not insights:
         return ProfileUpdate(profile=previous)
     insights.sort(key=lambda f: (f.created_at, f.id))
-    base = previous.content if previous and previous.content != STRUCTURED_ONLY else None
-    draft = await c.reasoner.summarize_user(
-        base, [f.content for f in insights], c.settings.profile_max_tokens
-    )
-    # the same check as the pipeline's profile (agent_memory.pipeline.user_summary): a line
-    # must have its names and numbers, and most of its content words, in the insights
-    text, dropped = ground_text(draft.text, [f.content for f in insights], base,
-                                min_lexical=c.settings.grounding_min_lexical,
-                                when=[f.created_at for f in insights])
     structured = previous.structured if previous else None
-    if profile_model is not None:
+    if profile_model is not None:  # validated before anything is written
         notes = [InsightNote(id=f.id, category=f.category, text=f.content,
                              created_at=f.created_at) for f in insights]
         try:
@@ -118,26 +108,32 @@ async def run_longterm_reflection(
                 f"{exc}"
             ) from exc
         structured = validate_structured(profile_model, raw)
-    sources = merge_ids(previous.sources if previous else [], (f.id for f in insights))
-    evidence = merge_ids(previous.evidence if previous else [], *(f.evidence for f in insights))
+    # the per-field profile, rebuilt from the facts and insights that hold now
+    await generate_user_summary(c, user_id)
     now = utcnow()
-    metadata = dict(previous.metadata) if previous else {}
-    metadata["key_topics"] = draft.key_topics[:5]
-    metadata["longterm_reflection_at"] = now.isoformat()
-    profile = UserProfile(
-        id=profile_id(user_id), user_id=user_id, content=text or base or STRUCTURED_ONLY,
-        structured=structured,
-        sources=sources, evidence=evidence,
-        watermark=previous.watermark if previous else None,
-        created_at=previous.created_at if previous else now, updated_at=now, metadata=metadata,
-        etag=previous.etag if previous else None,
-    )
-    (profile,) = await c.write([profile])
+
+    def finish(current: UserProfile | None) -> UserProfile:
+        if current is None:
+            return UserProfile(id=profile_id(user_id), user_id=user_id, content=STRUCTURED_ONLY,
+                               structured=structured, sources=[f.id for f in insights],
+                               evidence=merge_ids([], *(f.evidence for f in insights)),
+                               created_at=now, updated_at=now,
+                               metadata={"longterm_reflection_at": now.isoformat()})
+        return current.model_copy(update={
+            "structured": structured, "updated_at": now,
+            "metadata": {**current.metadata, "longterm_reflection_at": now.isoformat()}})
+
+    profile = await retry_on_conflict(lambda: _write_finished(c, user_id, finish))
     for insight in insights:
         await modify(c.store, user_id, insight.id,
                      lambda f: f.model_copy(update={"processed": True, "updated_at": now}),
                      kind=Fact)
-    return ProfileUpdate(profile=profile, merged=[f.id for f in insights], ungrounded=dropped)
+    return ProfileUpdate(profile=profile, merged=[f.id for f in insights])
+
+
+async def _write_finished(c: Components, user_id: str, finish) -> UserProfile:
+    (profile,) = await c.write([finish(await get_profile(c, user_id))])
+    return profile
 
 
 async def set_structured_profile(

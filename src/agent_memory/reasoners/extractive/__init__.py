@@ -1,7 +1,7 @@
 """The offline ``extractive`` reasoner: no LLM, no network, deterministic.
 
 Modules: :mod:`.sentences` (splitting, salience), :mod:`.summarize` (thread summaries that
-compress), :mod:`.profile` (profiles grouped by category), :mod:`.facts` (self-disclosure
+compress), :mod:`.profile` (facts placed in profile fields by prototype), :mod:`.facts` (self-disclosure
 extraction), :mod:`.person` (third-person rewriting), :mod:`.dates` (relative dates made
 absolute).
 """
@@ -19,7 +19,8 @@ from ..._threads import run_in_worker
 from ...embedders.base import Embedder
 from ...errors import ModelUnavailableError
 from ...models import Fact, Turn
-from ..base import FactExtraction, Reasoner, SummaryDraft
+from ...profile_schema import SchemaField, schema_fields
+from ..base import FactExtraction, FieldAssignment, Reasoner, SummaryDraft
 from ..reconcile_models import ReconcileDecision
 from ..sessions_models import (
     FactRetrieval,
@@ -34,7 +35,7 @@ from . import reflection as _reflection
 from .attributes import AttributeIndex
 from .facts import extract_facts
 from .lexical import open_lexicon
-from .profile import summarize_items
+from .profile import FieldIndex, summarize_items
 from .summarize import summarize_turns
 
 __all__ = ["ExtractiveReasoner"]
@@ -80,6 +81,7 @@ class ExtractiveReasoner(Reasoner):
         self._embedder = embedder
         self._attributes: AttributeIndex | None = None
         self._attributes_tried = False
+        self._fields: dict[tuple[SchemaField, ...], FieldIndex] = {}
         self._lock = threading.Lock()
 
     def _attribute_index(self) -> AttributeIndex | None:
@@ -105,12 +107,33 @@ class ExtractiveReasoner(Reasoner):
         """See :func:`.facts.extract_facts`."""
         return await run_in_worker(extract_facts, list(turns))
 
+    def _field_index(self, fields: Sequence[SchemaField]) -> FieldIndex:
+        """The schema's prototype index, built once per schema (it embeds: worker thread).
+
+        Raises:
+            ModelUnavailableError: the local embedder cannot load.
+        """
+        with self._lock:
+            key = tuple(fields)
+            if key not in self._fields:
+                embedder = self._embedder or _default_embedder()
+                self._fields[key] = FieldIndex(embedder.embed_sync, key)
+            return self._fields[key]
+
     async def summarize_user(
         self, previous: str | None, items: Sequence[str], max_tokens: int
     ) -> SummaryDraft:
-        """See :func:`.profile.summarize_items` (grouped by category, newer near-duplicates
-        win)."""
-        return await run_in_worker(summarize_items, previous, list(items), max_tokens)
+        """See :func:`.profile.summarize_items` (the default schema's fields, newer
+        near-duplicates win)."""
+        return await run_in_worker(lambda: summarize_items(
+            previous, list(items), max_tokens, self._field_index(schema_fields())))
+
+    async def assign_profile_fields(
+        self, subject: str | None, facts: Sequence[str], fields: Sequence[SchemaField]
+    ) -> list[FieldAssignment]:
+        """See :meth:`.profile.FieldIndex.assign` (nearest field prototype)."""
+        return await run_in_worker(lambda: self._field_index(fields).assign(
+            list(facts), [subject] * len(facts)))
 
     # -- sessions (seed 001): see :mod:`.reflection` and :mod:`.planner` ------------------
 

@@ -1,21 +1,17 @@
-"""The extractive user profile: facts and insights grouped by category, newest first to win.
+"""The offline profile: each fact goes to the schema field whose prototypes it embeds nearest.
 
-:func:`summarize_items` merges new items (fact and insight texts, oldest first) into the
-previous profile:
+A profile schema (:mod:`agent_memory.profile_schema`) gives every field a few prototype
+statements about a generic person ("The person works as a nurse at a hospital."). A fact is
+compared with them after its subject's name is written the same way ("Priya works as a nurse"
+-> "The person works as a nurse"), so that the field, not the name, decides: the cosine
+between the fact's embedding and each field's best prototype, the best field winning when it
+reaches :data:`FIELD_THRESHOLD` and beats every prototype of chatter (:data:`CHATTER`). Facts
+near no field stay facts but are left out of the profile. The same nearest-prototype rule as :mod:`.attributes`; the
+prototypes are the schema's, so a custom schema brings its own.
 
-1. Every sentence gets a category: the insight categories (seed 001's financial-advisor
-   categories by default, :func:`.reflection.category_of`), else a general life category
-   (:func:`.facts.categorize`: family, work, hobby, ...), else ``other``.
-2. Newer wins: of two sentences whose content terms overlap by at least
-   :data:`NEWER_WINS_THRESHOLD` (Jaccard), only the later one competes.
-3. The most salient sentences (centroid TF-IDF, :func:`.sentences.salience`, plus a small
-   recency bonus) are kept within ``max_tokens``, counting each group's label once.
-4. The profile is one line per category, in a fixed order: ``"Financial goals: Priya wants to
-   retire by 60. ..."``. A stored profile is read back line by line, so its labels keep the
-   sentences' categories.
-
-Whose sentences go in is decided upstream: the pipeline passes only facts and insights, and
-facts come only from what the user said (:mod:`.facts`), so no assistant sentence reaches it.
+:func:`summarize_items` serves :meth:`Reasoner.summarize_user` (text in, text out): the
+previous profile's lines keep their field, new sentences are assigned, of two near-duplicate
+sentences the newer is kept, and the result is rendered within the budget.
 """
 
 from __future__ import annotations
@@ -23,123 +19,104 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ...config import FINANCIAL_ADVISOR_CATEGORIES
+import numpy as np
+
 from ...errors import InvalidInputError
-from ...tokens import count_tokens, truncate_tokens
-from ..base import SummaryDraft
-from .facts import CATEGORY_PRIORITY, categorize
-from .reflection import category_of
-from .sentences import content_terms, jaccard, salience, split_sentences
-from .summarize import check_budget, key_topics, name_forms
+from ...profile_schema import PERSON, SchemaField, Statement, newest_distinct, render_profile
+from ...tokens import truncate_tokens
+from ..base import FieldAssignment, SummaryDraft
+from .attributes import Embed
+from .sentences import split_sentences
+from .summarize import check_budget, key_topics
 
-NEWER_WINS_THRESHOLD = 0.6
-"""Jaccard overlap above which two sentences are one statement and only the newer is kept."""
-RECENCY_BONUS = 0.05
-"""Salience added to the newest sentence (linearly less for older ones)."""
+FIELD_THRESHOLD = 0.4
+"""Lowest cosine (all-MiniLM-L6-v2) between a fact and its field's best prototype. Chosen by
+reading the assignments of the demo's facts and of one LoCoMo conversation's (two speakers):
+below it the nearest field is a guess."""
+CHATTER = (f"{PERSON} is so happy and thankful.", f"{PERSON} will keep you posted.",
+           f"Here is a picture {PERSON.lower()} took.", f"{PERSON} agrees with a friend.",
+           f"It was a great experience for {PERSON.lower()}.",
+           f"{PERSON} has been busy since they last talked.", f"{PERSON} loved seeing it.",
+           f"{PERSON} thanks a friend for the support.")
+"""Prototypes of conversation chatter (feelings of the moment, thanks, praise, photo
+captions, plans to talk later): a fact nearer to one of them than to every field is left
+out, the reject class of the nearest-prototype rule. Written for this project."""
 _LINE = re.compile(r"^(?P<label>[A-Z][a-z]+(?: [a-z]+){0,2}):\s+(?P<body>\S.*)$")
-_DATED = re.compile(r"^\[[^\]]{1,40}\]\s*")
 
 
-def label(category: str) -> str:
-    """``"financial_goals"`` -> ``"Financial goals"``."""
-    return category.replace("_", " ").capitalize()
+def as_generic(text: str, subject: str | None) -> str:
+    """``text`` with ``subject``'s name (whole or first name) written as :data:`PERSON`."""
+    if not subject:
+        return text
+    names = sorted({subject, subject.split()[0]}, key=len, reverse=True)
+    pattern = r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b"
+    return re.sub(pattern, PERSON, text)
 
 
-class _Sentence:
-    __slots__ = ("body", "category", "order", "score", "terms")
-
-    def __init__(self, body: str, category: str, order: int) -> None:
-        self.body = body
-        self.category = category
-        self.order = order
-        self.terms: tuple[str, ...] = ()
-        self.score = 0.0
-
-
-def _categorize(text: str, categories: Sequence[str]) -> str:
-    found = category_of(text, categories)[0]
-    return found if found is not None else categorize(text)
-
-
-def _read(text: str, categories: Sequence[str], by_label: dict[str, str],
-          into: list[_Sentence]) -> None:
-    """Split a stored profile or an item into sentences with their categories."""
-    for line in text.splitlines():
-        line = _DATED.sub("", line.strip())
-        if not line:
-            continue
-        match = _LINE.match(line)
-        known = by_label.get(match.group("label")) if match else None
-        body = match.group("body") if match and known else line
-        for sentence in split_sentences(body):
-            category = known or _categorize(sentence, categories)
-            into.append(_Sentence(sentence, category, len(into)))
-
-
-def summarize_items(
-    previous: str | None, items: Sequence[str], max_tokens: int,
-    categories: Sequence[str] = FINANCIAL_ADVISOR_CATEGORIES,
-) -> SummaryDraft:
-    """Merge ``items`` (fact and insight texts, oldest first) into the ``previous`` profile.
+class FieldIndex:
+    """The prototypes of a schema's fields, embedded once.
 
     Args:
-        previous: the stored profile text, or ``None``.
-        items: new sentences about the user, oldest first.
-        max_tokens: budget of the profile (:func:`agent_memory.tokens.count_tokens`).
-        categories: the categories to group by before the general ones.
+        embed: a synchronous embedder (L2-normalised rows).
+        fields: the schema's fields (:func:`agent_memory.profile_schema.schema_fields`).
+    """
+
+    def __init__(self, embed: Embed, fields: Sequence[SchemaField]) -> None:
+        self.embed = embed
+        self.fields = tuple(fields)
+        self._owner = np.array([k for k, f in enumerate(fields) for _ in f.prototypes]
+                               + [-1] * len(CHATTER))
+        self._matrix = embed([p for f in fields for p in f.prototypes] + list(CHATTER))
+
+    def assign(self, texts: Sequence[str], subjects: Sequence[str | None]) -> list[FieldAssignment]:
+        """The field of each text (``None`` below :data:`FIELD_THRESHOLD`) and its cosine."""
+        if not texts:
+            return []
+        vectors = self.embed([as_generic(t, s) for t, s in zip(texts, subjects, strict=True)])
+        sims = vectors @ self._matrix.T
+        best = np.full((len(texts), len(self.fields)), -1.0)
+        for k in range(len(self.fields)):
+            best[:, k] = sims[:, self._owner == k].max(axis=1)
+        chatter = sims[:, self._owner == -1].max(axis=1)
+        out = []
+        for row, reject in zip(best, chatter, strict=True):
+            k = int(row.argmax())
+            score = float(row[k])
+            ok = score >= FIELD_THRESHOLD and score > reject
+            out.append(FieldAssignment(field=self.fields[k].name if ok else None,
+                                       score=max(0.0, min(1.0, score))))
+        return out
+
+
+def summarize_items(previous: str | None, items: Sequence[str], max_tokens: int,
+                    index: FieldIndex) -> SummaryDraft:
+    """Merge ``items`` (sentences about the user, oldest first) into the ``previous`` profile.
 
     Returns:
-        A :class:`SummaryDraft` (``count_tokens(text) <= max_tokens``), one line per category;
-        ``evidence`` is empty (items carry no turn ids; the pipeline keeps the source ids).
+        A :class:`SummaryDraft` within ``max_tokens``, one ``"Label: ..."`` line per field.
 
     Raises:
         InvalidInputError: ``max_tokens`` < 1, or there is nothing to summarize.
     """
     check_budget(max_tokens)
-    order = [*categories, *(c for c in CATEGORY_PRIORITY if c not in categories), "other"]
-    by_label = {label(c): c for c in order}
-    sentences: list[_Sentence] = []
-    _read(previous or "", categories, by_label, sentences)
-    for item in items:
-        _read(item, categories, by_label, sentences)
-    if not sentences:
+    by_label = {f.label: f.name for f in index.fields}
+    known: list[str | None] = []
+    texts: list[str] = []
+    for block in [previous or "", *items]:
+        for line in block.splitlines():
+            match = _LINE.match(line.strip())
+            field = by_label.get(match.group("label")) if match else None
+            body = match.group("body") if field and match else line
+            for sentence in split_sentences(body):
+                known.append(field)
+                texts.append(sentence)
+    if not texts:
         raise InvalidInputError("nothing to summarize: no previous profile and no items")
-    kept: list[_Sentence] = []
-    for sentence in reversed(sentences):  # newest first: it shadows older near-duplicates
-        sentence.terms = tuple(content_terms(sentence.body))
-        if sentence.terms and any(
-            jaccard(sentence.terms, newer.terms) >= NEWER_WINS_THRESHOLD for newer in kept
-        ):
-            continue
-        kept.append(sentence)
-    kept.reverse()
-    scores = salience([s.body for s in kept], [s.terms for s in kept], name_forms(set()))
-    total = len(sentences)
-    for sentence, score in zip(kept, scores, strict=True):
-        sentence.score = score + (RECENCY_BONUS * (sentence.order + 1) / total if score >= 0
-                                  else 0.0)
-    chosen: list[_Sentence] = []
-    opened: set[str] = set()
-    remaining = max_tokens
-    for sentence in sorted(kept, key=lambda s: (-s.score, -s.order)):
-        if sentence.score < 0 and chosen:
-            break  # filler only fills an otherwise empty profile
-        cost = count_tokens(sentence.body)
-        if sentence.category not in opened:
-            cost += count_tokens(f"{label(sentence.category)}:")
-        if cost > remaining:
-            continue
-        chosen.append(sentence)
-        opened.add(sentence.category)
-        remaining -= cost
-    if not chosen:  # every sentence is longer than the budget: cut the most salient one
-        best = max(kept, key=lambda s: (s.score, s.order))
-        return SummaryDraft(text=truncate_tokens(best.body, max_tokens),
-                            key_topics=key_topics([best.body]))
-    lines = []
-    for category in order:
-        group = sorted((s for s in chosen if s.category == category), key=lambda s: s.order)
-        if group:
-            lines.append(f"{label(category)}: " + " ".join(s.body for s in group))
-    return SummaryDraft(text="\n".join(lines),
-                        key_topics=key_topics([s.body for s in kept if s.score >= 0]))
+    found = index.assign(texts, [None] * len(texts))
+    statements = [Statement(field=k or a.field, text=t, fact_id="", order=n,
+                            score=1.0 if k else a.score)
+                  for n, (t, k, a) in enumerate(zip(texts, known, found, strict=True))
+                  if k or a.field]
+    text, _ = render_profile(newest_distinct(statements), index.fields, max_tokens)
+    return SummaryDraft(text=text or truncate_tokens(texts[-1], max_tokens),  # nothing fits
+                        key_topics=key_topics([s.text for s in statements]))

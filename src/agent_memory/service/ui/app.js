@@ -377,25 +377,39 @@ async function showHistory(factId) {
 // -- profile, sessions, jobs -----------------------------------------------------------------
 
 async function profileScreen(view) {
+  // one profile per person of the user's threads: the user's, and each other speaker's
+  const page = await api("GET", ROUTES.memories(state.user), undefined,
+    { kind: "profile", limit: PAGE });
+  const people = page.records.map((p) => p.subject).filter((s) => s);
+  const subject = people.includes(state.subject) ? state.subject : null;
   let profile = null;
   try {
-    profile = await api("GET", ROUTES.profile(state.user));
+    profile = await api("GET", ROUTES.profile(state.user), undefined, { subject });
   } catch (err) {
     if (!(err instanceof ApiError && /^404/.test(err.message))) throw err;
   }
+  const pick = people.length > 1 ? el("p", { id: "profile-people" }, "People: ",
+    people.map((name) => linkButton(name, () => { state.subject = name; showTab("profile"); },
+      { "data-subject": name, "aria-current": profile && profile.subject === name }))) : null;
   if (!profile) {
-    fill(view, el("h2", {}, "Profile"), el("p", { class: "muted" }, "No profile yet."));
+    fill(view, el("h2", {}, "Profile"), pick, el("p", { class: "muted" }, "No profile yet."));
     return;
   }
+  const covers = profile.covers_from
+    ? ` · conversation time ${when(profile.covers_from)} to ${when(profile.covers_until)}` : "";
   fill(view,
-    el("h2", {}, `Profile of ${state.user}`),
-    el("p", { class: "meta muted" }, `updated ${when(profile.updated_at)}`,
-      profile.watermark ? ` · covers turns up to ${when(profile.watermark)}` : ""),
+    el("h2", {}, `Profile of ${profile.subject || state.user}`),
+    pick,
+    el("p", { class: "meta muted" }, `updated ${when(profile.updated_at)}${covers}`),
     el("pre", { id: "profile-text" }, profile.content),
+    (profile.fields || []).length ? [el("h3", {}, "Fields"),
+      table(["field", "statements", "from facts"], profile.fields.map((f) =>
+        el("tr", { "data-field": f.name }, el("td", {}, f.name), el("td", {}, f.text),
+          el("td", {}, f.facts.map((id) => el("div", {}, id))))))] : null,
     profile.structured ? [el("h3", {}, "Structured profile"),
       el("pre", {}, JSON.stringify(profile.structured, null, 2))] : null,
     el("h3", {}, "Sources"),
-    el("p", {}, `${(profile.sources || []).length} records`));
+    el("p", {}, `built from ${(profile.sources || []).length} current facts`));
 }
 
 async function sessionsScreen(view) {
