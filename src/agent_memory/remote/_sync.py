@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._sync import SyncFacade, _LoopThread
+from .._sync import SyncFacade
+from .._threads import LoopThread
 from ..recall.scoring import RelevanceSource
 from ..recall.strategies import Strategy
 from ..retrieval.hits import SearchMode
@@ -70,7 +71,8 @@ class Remote(SyncFacade):
         backoff: float = 0.1,
         transport: Any = None,
     ) -> None:
-        self._loop = _LoopThread()
+        self._loop = LoopThread()
+        self._loop.start()
         try:
             self._async = RemoteMemory(
                 base_url,
@@ -82,7 +84,7 @@ class Remote(SyncFacade):
                 transport=transport,
             )
         except BaseException:
-            self._loop.stop()
+            self._loop.stop(timeout=5)
             raise
 
     @property
