@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
+from .options import StoreOpt, UserOpt
 from .reasoner_options import (
     ReasonerApiKeyOpt,
     ReasonerBaseUrlOpt,
@@ -24,12 +24,10 @@ from .reasoner_options import (
 )
 from .render import console, err_console
 
-StoreOpt = Annotated[Path | None, typer.Option("--store", "-s", help="SQLite store file.")]
-UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partition).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def _memory(store: Path | None, **overrides: Any):
+def _memory(store: str | None, **overrides: Any):
     from ..client import AsyncMemory
     from ..config import Settings
 
