@@ -65,3 +65,28 @@ def test_store_pool_threads_run_below_the_loop(tmp_path) -> None:
             await store.close()
 
     assert asyncio.run(main()) > own_priority()
+
+
+def test_loop_thread_runs_coroutines_from_sync_and_async_callers():
+    import asyncio
+    import threading
+
+    from agent_memory._threads import LoopThread
+
+    portal = LoopThread("agent-memory-test-loop")
+    assert not portal.started
+
+    async def where() -> str:
+        return threading.current_thread().name
+
+    assert portal.call(where()) == "agent-memory-test-loop" and portal.started
+
+    async def from_another_loop() -> str:
+        return await portal.wait(where())
+
+    assert asyncio.run(from_another_loop()) == "agent-memory-test-loop"
+    portal.stop()
+    portal.stop()  # twice is fine
+    assert not portal.started
+    assert portal.call(where()) == "agent-memory-test-loop"  # a new loop on next use
+    portal.stop()

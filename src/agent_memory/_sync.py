@@ -6,11 +6,10 @@ Every public coroutine method of :class:`AsyncMemory` is available with the same
 
 from __future__ import annotations
 
-import asyncio
-import threading
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, Self, TypeVar
 
+from ._threads import LoopThread
 from .client import AsyncMemory
 from .config import Settings
 from .errors import ClientClosedError
@@ -55,32 +54,13 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class _LoopThread:
-    """A private event loop running forever on a daemon thread."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(
-            target=self.loop.run_forever, daemon=True, name="agent-memory-loop"
-        )
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=5)
-        self.loop.close()
-
-
 class SyncFacade:
     """Shared part of the sync facades (:class:`Memory`, :class:`agent_memory.remote.Remote`):
     an async client (``_async``) driven on a private loop thread (``_loop``); ``close`` and
     the context manager. Subclasses list one blocking method per public coroutine method of
     their client, written by ``scripts/gen_sync.py``."""
 
-    _loop: _LoopThread
+    _loop: LoopThread
     _async: Any
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -89,20 +69,20 @@ class SyncFacade:
         Raises:
             ClientClosedError: the facade was closed (the coroutine is discarded).
         """
-        if self._loop.loop.is_closed():
+        if not self._loop.started:
             coro.close()
             label = type(self).__name__
             raise ClientClosedError(
                 f"{label}.{getattr(coro, '__name__', 'call')}() called after close(); open a new {label}"
             )
-        return self._loop.run(coro)
+        return self._loop.call(coro)
 
     def close(self) -> None:
         """Close the client and stop the loop thread. Safe to call twice; any other call
         afterwards raises :class:`~agent_memory.errors.ClientClosedError`."""
-        if self._loop.thread.is_alive() and not self._loop.loop.is_closed():
-            self._loop.run(self._async.close())
-            self._loop.stop()
+        if self._loop.started:
+            self._loop.call(self._async.close())
+            self._loop.stop(timeout=5)
 
     def __enter__(self) -> Self:
         return self
@@ -133,13 +113,14 @@ class Memory(SyncFacade):
             for k in ("embedder", "reasoner", "store")
             if k in overrides and not isinstance(overrides[k], str | None)
         }
-        self._loop = _LoopThread()
+        self._loop = LoopThread()
+        self._loop.start()
         try:
             settings = settings.merged(**overrides) if settings else Settings.load(**overrides)
             self._async = AsyncMemory(settings, **parts)
-            self._loop.run(self._async.connect())
+            self._loop.call(self._async.connect())
         except BaseException:
-            self._loop.stop()
+            self._loop.stop(timeout=5)
             raise
 
     @property
@@ -402,9 +383,21 @@ class Memory(SyncFacade):
             )
         )
 
-    def get_profile(self, user_id: str) -> UserProfile | None:
-        """The user's profile, or ``None`` before ``generate_user_summary`` ran."""
-        return self._run(self._async.get_profile(user_id))
+    def get_profile(self, user_id: str, subject: str | None = None) -> UserProfile | None:
+        """A person's profile, or ``None`` before ``generate_user_summary`` made one.
+
+        Args:
+            user_id: the user whose threads the person is in.
+            subject: the person's name (case-insensitive); ``None`` for the user. In a thread
+                with several human speakers each has a profile
+                (:func:`~agent_memory.models.profile_id`); the user's own name gives the
+                user's profile.
+
+        Raises:
+            MissingScopeError / InvalidScopeError: bad ``user_id``.
+            InvalidTextError / EmptyContentError: ``subject`` is not a string or is blank.
+        """
+        return self._run(self._async.get_profile(user_id, subject))
 
     def get_summary(self, user_id: str, thread_id: str) -> ThreadSummary | None:
         """The thread's summary, or ``None`` before ``generate_thread_summary`` ran."""

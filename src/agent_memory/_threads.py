@@ -21,7 +21,7 @@ import asyncio
 import functools
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -81,3 +81,58 @@ async def run_in_worker(fn: Callable[..., R], /, *args: Any) -> R:
     awaited from the event loop: the ``asyncio.to_thread`` of CPU-heavy model work."""
     loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_pool(), functools.partial(fn, *args))
+
+
+class LoopThread:
+    """A private event loop running forever on a daemon thread, started on first use (or by
+    :meth:`start`).
+
+    The sync facades (:class:`agent_memory.Memory`, :class:`agent_memory.remote.Remote`) run
+    their async client on one, and the OpenAI embedder runs its SDK client on one, so a
+    client's connection pool stays on a single loop whichever thread or loop calls it.
+
+    Args:
+        name: the thread's name.
+    """
+
+    def __init__(self, name: str = "agent-memory-loop") -> None:
+        self._name = name
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def started(self) -> bool:
+        """The loop is running (started and not stopped since)."""
+        return self._loop is not None
+
+    def start(self) -> asyncio.AbstractEventLoop:
+        """Start the loop thread if it is not running; returns its loop."""
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name=self._name, daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def call(self, coro: Coroutine[Any, Any, R]) -> R:
+        """Run ``coro`` on the loop and block until it is done; returns its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self.start()).result()
+
+    async def wait(self, coro: Coroutine[Any, Any, R]) -> R:
+        """Run ``coro`` on the loop and await it from the caller's loop."""
+        future = asyncio.run_coroutine_threadsafe(coro, self.start())
+        return await asyncio.wrap_future(future)
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Stop the loop, join its thread (up to ``timeout`` seconds) and close the loop. A
+        later call starts a new one. Safe to call twice."""
+        with self._lock:
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
+        if loop is not None and thread is not None:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(timeout)
+            if not thread.is_alive():
+                loop.close()

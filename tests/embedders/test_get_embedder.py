@@ -41,7 +41,7 @@ def test_azure_spec():
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("cohere:embed-v3", "valid providers: local, openai, azure"),
+        ("cohere:embed-v3", "unknown embedder provider .cohere.; known: azure, local, openai"),
         ("", "provider:model"),
         ("openai:", "names no model"),
         ("azure", "names no model"),

@@ -109,6 +109,10 @@ async def store_view(store: Path, embedder) -> AsyncIterator[AsyncMemory]:
 # -- the scenario, run over every transport ----------------------------------------------
 
 
+COMPACT_HIT = {"id", "kind", "date", "text", "score", "speaker"}
+"""The fields of a search hit without ``detail``."""
+
+
 async def call(client: Client, tool: str, args: dict) -> dict:
     result = await client.call_tool(tool, args)
     assert not result.is_error, result.content[0].text
@@ -148,14 +152,21 @@ async def exercise(ana: Client, bo: Client, store: Path, embedder) -> None:
         await memory.generate_user_summary("ana")
 
     hits = (await call(ana, "search", {"query": "peanut allergy", "k": 3}))["hits"]
-    assert fact_id in [h["provenance"]["id"] for h in hits]
-    hits = (await call(ana, "search", {"query": "peanut allergy", "kinds": ["fact"]}))["hits"]
-    assert hits[0]["provenance"]["id"] == fact_id and hits[0]["category"] == "health"
+    assert fact_id in [h["id"] for h in hits]
+    # compact by default: what an agent needs, nothing null
+    assert all(set(h) <= COMPACT_HIT and {"id", "kind", "date", "text", "score"} <= set(h)
+               for h in hits)
+    compact = (await call(ana, "search", {"query": "peanut allergy", "kinds": ["fact"]}))["hits"]
+    hits = (await call(ana, "search", {"query": "peanut allergy", "kinds": ["fact"],
+                                       "detail": True}))["hits"]
+    assert hits[0]["id"] == fact_id and hits[0]["category"] == "health"
     assert set(hits[0]["signals"]) == {"vector", "text"}
+    assert [(h["id"], h["text"], h["score"]) for h in hits] == \
+        [(h["id"], h["text"], h["score"]) for h in compact]
     text_hits = (await call(ana, "search", {"query": "Lisbon", "mode": "text",
                                             "kinds": ["turn"], "thread_id": "t1"}))["hits"]
-    assert text_hits and all(h["provenance"]["kind"] == "turn" for h in text_hits)
-    assert "Lisbon" in text_hits[0]["content"]
+    assert text_hits and all(h["kind"] == "turn" for h in text_hits)
+    assert "Lisbon" in text_hits[0]["text"]
     facts = await call(ana, "retrieve_facts", {"query": "Where does Ana live?"})
     assert "Lisbon" in facts["answer"] and facts["items"]
     profile = await call(ana, "get_profile", {})

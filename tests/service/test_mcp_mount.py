@@ -23,7 +23,7 @@ async def add_and_search(client: Client, text: str, query: str) -> list[str]:
     assert not added.is_error, added.content[0].text
     found = await client.call_tool("search", {"query": query, "k": 5})
     assert not found.is_error, found.content[0].text
-    return [hit["content"] for hit in found.structured_content["hits"]]
+    return [hit["text"] for hit in found.structured_content["hits"]]
 
 
 async def test_a_single_user_key_acts_for_its_user_only(served) -> None:
@@ -46,7 +46,7 @@ async def test_bob_never_reaches_alice_through_mcp(served) -> None:
     async with mcp_client(served, "bob") as bob:
         found = await bob.call_tool("search", {"query": "locker code", "k": 10})
         assert not found.is_error
-        assert all("7719" not in hit["content"] for hit in found.structured_content["hits"])
+        assert all("7719" not in hit["text"] for hit in found.structured_content["hits"])
         smuggled = await bob.call_tool("search", {"query": "locker", "user_id": "alice"})
         assert smuggled.is_error
 
@@ -70,7 +70,7 @@ async def test_a_prefix_key_names_a_user_inside_its_prefix(served) -> None:
         assert "The red team meets on Fridays." in hits
     async with mcp_client(served, "admin", "team-blue") as blue:
         found = await blue.call_tool("search", {"query": "red team meets", "k": 10})
-        assert all("Fridays" not in hit["content"] for hit in found.structured_content["hits"])
+        assert all("Fridays" not in hit["text"] for hit in found.structured_content["hits"])
 
 
 def test_the_mcp_endpoint_answers_401_without_a_key(served) -> None:

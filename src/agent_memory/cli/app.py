@@ -1,8 +1,9 @@
 """The ``agent-memory`` command line (typer + rich).
 
 Commands: ingest, search, summary, profile, demo, eval locomo, eval locomo-memory, model
-export. Every command takes ``--store PATH`` (or ``AGENT_MEMORY_STORE``); errors of ours print
-one clear line and exit 2.
+export. Every command takes ``--store SPEC`` (a SQLite path or a registered ``scheme://...``;
+or ``AGENT_MEMORY_STORE``) and ``--user``, both defined once in :mod:`.options`; errors of ours
+print one clear line and exit 2.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from rich.panel import Panel
 
 from ..config import Settings
 from ..errors import AgentMemoryError
+from .options import StoreOpt, UserOpt
 from .reasoner_options import (
     ReasonerApiKeyOpt,
     ReasonerBaseUrlOpt,
@@ -41,12 +43,6 @@ model_app = typer.Typer(help="Manage the local embedding model.", no_args_is_hel
 app.add_typer(eval_app, name="eval")
 app.add_typer(model_app, name="model")
 
-StoreOpt = Annotated[
-    Path | None,
-    typer.Option("--store", "-s", help="SQLite store file (default: AGENT_MEMORY_STORE or "
-                 "~/.local/share/agent-memory/memory.db)."),
-]
-UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partition).")]
 
 
 class Format(StrEnum):
@@ -64,7 +60,7 @@ class Mode(StrEnum):
     hybrid = "hybrid"
 
 
-def _settings(store: Path | None, **overrides: Any) -> Settings:
+def _settings(store: str | None, **overrides: Any) -> Settings:
     return Settings.load(store=str(store) if store else None, **overrides)
 
 

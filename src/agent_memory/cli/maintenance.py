@@ -10,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 from datetime import datetime
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
+from .options import StoreOpt, UserOpt
 from .reasoner_options import (
     ReasonerApiKeyOpt,
     ReasonerBaseUrlOpt,
@@ -25,12 +25,10 @@ from .reasoner_options import (
 )
 from .render import console, err_console
 
-StoreOpt = Annotated[Path | None, typer.Option("--store", "-s", help="SQLite store file.")]
-UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partition).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def _memory(store: Path | None, **overrides: Any):
+def _memory(store: str | None, **overrides: Any):
     from ..client import AsyncMemory
     from ..config import Settings
 

@@ -8,20 +8,19 @@ the tools never take a user id. Stdout carries the protocol only: messages go to
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ..errors import ConfigError
+from .options import StoreOpt
 
-StoreOpt = Annotated[Path | None, typer.Option("--store", "-s", help="SQLite store file.")]
 McpUserOpt = Annotated[str | None, typer.Option(
     "--user", "-u", envvar="AGENT_MEMORY_USER",
     help="The user whose memory is served (default: AGENT_MEMORY_USER).")]
 
 
-async def serve_stdio(store: Path | None, user: str) -> None:
+async def serve_stdio(store: str | None, user: str) -> None:
     """Open the memory, serve the MCP tools for ``user`` on stdin/stdout until EOF, close.
 
     Raises:

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
+from .options import StoreOpt, UserOpt
 from .render import console
-
-StoreOpt = Annotated[Path | None, typer.Option("--store", "-s", help="SQLite store file.")]
-UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partition).")]
 
 
 def register(app: typer.Typer) -> None:

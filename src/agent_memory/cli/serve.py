@@ -15,9 +15,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from .options import StoreOpt
 from .render import console, err_console
 
-StoreOpt = Annotated[Path | None, typer.Option("--store", "-s", help="SQLite store file.")]
 KeysOpt = Annotated[Path | None, typer.Option(
     "--keys", help="API key file (default: <store>.keys.db beside the store).")]
 
@@ -26,7 +26,7 @@ _ENV = {"host": "HOST", "port": "PORT", "workers": "WORKERS", "no_auth": "NO_AUT
         "max_body_bytes": "MAX_BODY_BYTES"}
 
 
-def _key_store(store: Path | None, keys: Path | None):
+def _key_store(store: str | None, keys: Path | None):
     from ..config import Settings
     from ..service import KeyStore, ServiceSettings
 

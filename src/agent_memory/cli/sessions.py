@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,17 +18,16 @@ from rich.markup import escape
 from rich.panel import Panel
 
 from ..errors import ConfigError
+from .options import StoreOpt, UserOpt
 from .render import console, err_console
 
-StoreOpt = Annotated[Path | None, typer.Option("--store", "-s", help="SQLite store file.")]
-UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partition).")]
 SessionOpt = Annotated[str | None, typer.Option("--session", help="Session (thread) id.")]
 ProfileModelOpt = Annotated[str | None, typer.Option(
     "--profile-model", help="Structured profile model as module:Class "
     "(e.g. examples.financial_profile:FinancialClientProfile).")]
 
 
-def _memory(store: Path | None):
+def _memory(store: str | None):
     from ..client import AsyncMemory
     from ..config import Settings
 

@@ -20,6 +20,7 @@ import importlib.util
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ModelUnavailableError
+from ..plugins import Registry
 from .base import Embedder, l2_normalize
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .openai import OpenAIEmbedder
 
 __all__ = [
+    "EMBEDDERS",
     "PROVIDERS",
     "Embedder",
     "LocalEmbedder",
@@ -35,18 +37,31 @@ __all__ = [
     "l2_normalize",
 ]
 
-PROVIDERS = ("local", "openai", "azure")
-"""The provider prefixes :func:`get_embedder` accepts."""
-
 _LAZY = {"LocalEmbedder": ".local", "OpenAIEmbedder": ".openai"}
+
+BUILTIN = {
+    "local": "agent_memory.embedders.builtin:local",
+    "openai": "agent_memory.embedders.builtin:openai",
+    "azure": "agent_memory.embedders.builtin:azure",
+}
+"""The package's own providers, as declared under
+``[project.entry-points."agent_memory.embedders"]``."""
+
+EMBEDDERS = Registry("agent_memory.embedders", "embedder provider", BUILTIN)
+"""Embedder factories by provider: the built-ins and every ``agent_memory.embedders`` entry
+point."""
+
+PROVIDERS = tuple(BUILTIN)
+"""The built-in provider prefixes (plugins add more to :data:`EMBEDDERS`)."""
 
 
 def get_embedder(spec: str, **options: Any) -> Embedder:
-    """Build the embedder named by ``spec``.
+    """Build the embedder named by ``spec``, its provider resolved through :data:`EMBEDDERS`.
 
     Args:
-        spec: ``"provider:model"``: ``local:all-MiniLM-L6-v2``, ``openai:<model>`` or
-            ``azure:<deployment>``. A bare ``local`` means the default local model.
+        spec: ``"provider:model"``: ``local:all-MiniLM-L6-v2``, ``openai:<model>``,
+            ``azure:<deployment>`` or a provider registered by a plugin. A bare ``local``
+            means the default local model.
         **options: passed to the embedder's constructor (e.g. ``batch_size=32`` for local;
             ``api_key=``, ``base_url=``, ``dimensions=``, ``azure_endpoint=``, ``api_version=``
             for openai / azure).
@@ -55,34 +70,18 @@ def get_embedder(spec: str, **options: Any) -> Embedder:
         An :class:`Embedder`; the local model loads lazily, on its first ``embed``.
 
     Raises:
-        ConfigError: the provider is unknown, the model is missing or not supported, or the
-            options do not fit the provider.
+        ConfigError: the provider is unknown (the message lists the known ones), the model is
+            missing or not supported, or the options do not fit the provider.
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ConfigError(f"embedder must be 'provider:model', one of {', '.join(PROVIDERS)}")
+        raise ConfigError(
+            f"embedder must be 'provider:model', one of {', '.join(EMBEDDERS.names())}")
     provider, _, model = spec.strip().partition(":")
-    provider, model = provider.strip().lower(), model.strip()
+    factory = EMBEDDERS.get(provider.strip())
     try:
-        if provider == "local":
-            from .local import LOCAL_MODEL, LocalEmbedder
-
-            if model and model != LOCAL_MODEL:
-                return LocalEmbedder(_local_export(model), **options)
-            return LocalEmbedder(**options)
-        if provider in ("openai", "azure"):
-            if not model:
-                what = "a deployment" if provider == "azure" else "a model"
-                raise ConfigError(f"embedder {spec!r} names no model: use '{provider}:<{what}>'")
-            from .openai import OpenAIEmbedder
-
-            if provider == "azure":
-                return OpenAIEmbedder(azure_deployment=model, **options)
-            return OpenAIEmbedder(model, **options)
+        return factory(model.strip(), **options)
     except TypeError as exc:  # an option the constructor does not take
         raise ConfigError(f"bad option for embedder {spec!r}: {exc}") from exc
-    raise ConfigError(
-        f"unknown embedder provider {provider!r} in {spec!r}; valid providers: {', '.join(PROVIDERS)}"
-    )
 
 
 def _local_export(model: str):

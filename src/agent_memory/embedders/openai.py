@@ -14,16 +14,15 @@ vLLM) and ``azure:<deployment>``.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import os
-import threading
-from collections.abc import Callable, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
+from .._threads import LoopThread
 from ..errors import (
     ConfigError,
     DimensionMismatchError,
@@ -159,7 +158,7 @@ class OpenAIEmbedder(Embedder):
             max_retries=max_retries,
             timeout=timeout,
         )
-        self._portal = _LoopThread(f"agent-memory-{self.name}")
+        self._portal = LoopThread(f"agent-memory-{self.name}")
 
     def __repr__(self) -> str:
         return f"OpenAIEmbedder(name={self.name!r}, dim={self.dim})"
@@ -309,48 +308,3 @@ def _decode(embedding: Any, name: str) -> np.ndarray:
         return np.asarray(embedding, dtype=np.float32).reshape(-1)
     except (binascii.Error, ValueError, TypeError) as exc:
         raise EmbedderError(f"{name}: malformed embedding in the response: {exc}") from exc
-
-
-class _LoopThread:
-    """A private event loop on a daemon thread, started on first use.
-
-    Coroutines that use the SDK client run there, whichever loop or thread asks, so the
-    client's connection pool stays on one loop.
-    """
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-        self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def started(self) -> bool:
-        return self._loop is not None
-
-    def _ensure(self) -> asyncio.AbstractEventLoop:
-        with self._lock:
-            if self._loop is None:
-                loop = asyncio.new_event_loop()
-                thread = threading.Thread(target=loop.run_forever, name=self._name, daemon=True)
-                thread.start()
-                self._loop, self._thread = loop, thread
-            return self._loop
-
-    def call(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on the loop and block until it is done."""
-        return asyncio.run_coroutine_threadsafe(coro, self._ensure()).result()
-
-    async def wait(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on the loop and await it from the caller's loop."""
-        future = asyncio.run_coroutine_threadsafe(coro, self._ensure())
-        return await asyncio.wrap_future(future)
-
-    def stop(self) -> None:
-        with self._lock:
-            loop, thread = self._loop, self._thread
-            self._loop = self._thread = None
-        if loop is not None and thread is not None:
-            loop.call_soon_threadsafe(loop.stop)
-            thread.join()
-            loop.close()

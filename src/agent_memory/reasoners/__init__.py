@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from ..plugins import Registry
 from .base import FactDraft, FactExtraction, Reasoner, SummaryDraft
 
 if TYPE_CHECKING:
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from .scripted import ScriptedChatModel, ScriptedHTTPError
 
 __all__ = [
+    "REASONERS",
     "ExtractiveReasoner",
     "FactDraft",
     "FactExtraction",
@@ -50,6 +52,20 @@ _LAZY = {
 }
 
 _LLM_PROVIDERS = ("openai", "azure", "compatible")
+"""Providers that take the LLM settings (endpoint, key, context window)."""
+
+BUILTIN = {
+    "extractive": "agent_memory.reasoners.builtin:extractive",
+    "openai": "agent_memory.reasoners.builtin:openai",
+    "azure": "agent_memory.reasoners.builtin:azure",
+    "compatible": "agent_memory.reasoners.builtin:compatible",
+}
+"""The package's own providers, as declared under
+``[project.entry-points."agent_memory.reasoners"]``."""
+
+REASONERS = Registry("agent_memory.reasoners", "reasoner provider", BUILTIN)
+"""Reasoner factories by provider: the built-ins and every ``agent_memory.reasoners`` entry
+point."""
 
 
 def __getattr__(name: str) -> Any:
@@ -62,11 +78,12 @@ def __getattr__(name: str) -> Any:
 
 
 def get_reasoner(spec: str, **options: Any) -> Reasoner:
-    """Build the reasoner named by ``spec``.
+    """Build the reasoner named by ``spec``, its provider resolved through :data:`REASONERS`.
 
     Args:
-        spec: ``extractive``, ``openai:<model>``, ``azure:<deployment>`` or
-            ``compatible:<model>`` (case of the provider ignored).
+        spec: ``extractive``, ``openai:<model>``, ``azure:<deployment>``,
+            ``compatible:<model>`` or ``provider:<target>`` of a reasoner registered by a
+            plugin (case of the provider ignored).
         **options: passed to the implementation's constructor (e.g. ``api_key``,
             ``base_url``, ``azure_endpoint``, ``api_version``, ``temperature``,
             ``max_repairs``, ``timeout``, ``client``, ``http_client`` for the LLM reasoners).
@@ -75,40 +92,14 @@ def get_reasoner(spec: str, **options: Any) -> Reasoner:
         A :class:`Reasoner` whose ``name`` is the normalised spec.
 
     Raises:
-        ConfigError: unknown spec, missing model / deployment / ``base_url`` / key, or an
-            option the implementation does not take.
+        ConfigError: unknown provider (the message lists the known ones), missing model /
+            deployment / ``base_url`` / key, or an option the implementation does not take.
     """
     if not isinstance(spec, str) or not spec.strip():
         raise ConfigError("reasoner spec must be a non-empty string")
     provider, _, target = spec.strip().partition(":")
-    provider = provider.strip().lower()
-    target = target.strip()
-    if provider == "extractive" and not target:
-        try:
-            from .extractive import ExtractiveReasoner
-        except ImportError as exc:  # pragma: no cover - ships with the package
-            raise ConfigError(f"the extractive reasoner is unavailable: {exc}") from exc
-        return _build(ExtractiveReasoner, spec, options)
-    if provider in _LLM_PROVIDERS:
-        if not target:
-            what = "deployment" if provider == "azure" else "model"
-            raise ConfigError(f"reasoner spec {spec!r} needs a {what}: '{provider}:<{what}>'")
-        if provider == "compatible" and not options.get("base_url"):
-            raise ConfigError(
-                f"reasoner {spec!r} needs a base URL: set reasoner_base_url "
-                "(AGENT_MEMORY_REASONER_BASE_URL, --reasoner-base-url), e.g. "
-                "http://localhost:11434/v1 for Ollama or http://localhost:8080/v1 for llama.cpp"
-            )
-        from .openai import OpenAIReasoner
-
-        if provider == "azure":
-            options.setdefault("deployment", target)
-            return _build(OpenAIReasoner, spec, {**options, "provider": "azure"})
-        return _build(OpenAIReasoner, spec, {"model": target, **options, "provider": provider})
-    raise ConfigError(
-        f"unknown reasoner {spec!r}; expected extractive, openai:<model>, azure:<deployment> "
-        "or compatible:<model>"
-    )
+    factory = REASONERS.get(provider.strip())
+    return factory(target.strip(), **options)
 
 
 def reasoner_from_settings(settings: Settings, **options: Any) -> Reasoner:
@@ -139,13 +130,3 @@ def reasoner_from_settings(settings: Settings, **options: Any) -> Reasoner:
     elif provider == "extractive" and settings.wordnet:
         options = {"wordnet": settings.wordnet, **options}
     return get_reasoner(settings.reasoner, **options)
-
-
-def _build(cls: type[Reasoner], spec: str, options: dict[str, Any]) -> Reasoner:
-    import inspect
-
-    try:
-        inspect.signature(cls).bind(**options)
-    except TypeError as exc:
-        raise ConfigError(f"bad option for reasoner {spec!r}: {exc}") from exc
-    return cls(**options)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._sync import SyncFacade, _LoopThread
+from .._sync import SyncFacade
+from .._threads import LoopThread
 from ..recall.scoring import RelevanceSource
 from ..recall.strategies import Strategy
 from ..retrieval.hits import SearchMode
@@ -70,7 +71,8 @@ class Remote(SyncFacade):
         backoff: float = 0.1,
         transport: Any = None,
     ) -> None:
-        self._loop = _LoopThread()
+        self._loop = LoopThread()
+        self._loop.start()
         try:
             self._async = RemoteMemory(
                 base_url,
@@ -82,7 +84,7 @@ class Remote(SyncFacade):
                 transport=transport,
             )
         except BaseException:
-            self._loop.stop()
+            self._loop.stop(timeout=5)
             raise
 
     @property
@@ -287,9 +289,11 @@ class Remote(SyncFacade):
             )
         )
 
-    def get_profile(self, user_id: str) -> UserProfile | None:
-        """The user's profile, or ``None`` before ``generate_user_summary`` ran."""
-        return self._run(self._async.get_profile(user_id))
+    def get_profile(self, user_id: str, subject: str | None = None) -> UserProfile | None:
+        """A person's profile (``subject``: their name; ``None`` for the user), or ``None``
+        when there is none; see :meth:`AsyncMemory.get_profile`.
+        """
+        return self._run(self._async.get_profile(user_id, subject))
 
     def get_summary(self, user_id: str, thread_id: str) -> ThreadSummary | None:
         """The thread's summary, or ``None`` before ``generate_thread_summary`` ran."""

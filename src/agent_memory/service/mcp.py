@@ -32,7 +32,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -41,6 +41,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..client import AsyncMemory
 from ..errors import AgentMemoryError, MissingScopeError
 from ..models import require_scope
+from .mcp_schema import for_model
 from .mcp_tools import TOOLS, ToolSpec
 
 SERVER_NAME = "agent-memory"
@@ -91,28 +92,40 @@ def _user_of(ctx: Context, fixed: str | None) -> str:
 
 def _tool(spec: ToolSpec, memory: AsyncMemory, fixed: str | None) -> Tool:
     """The SDK tool for ``spec``: its argument schema is ``spec.input_model`` itself (flat,
-    unknown fields forbidden), its output schema ``spec.output_model``."""
+    unknown fields forbidden), its output schema ``spec.output_model``'s; both with the
+    descriptions of :mod:`.mcp_schema` (written for the calling model)."""
     arguments = type(spec.input_model.__name__, (spec.input_model, ArgModelBase),
                      {"model_config": ConfigDict(title=spec.input_model.__name__),
                       "__module__": spec.input_model.__module__})
 
-    async def run(ctx: Context, **fields: Any) -> BaseModel:
+    async def run(ctx: Context, **fields: Any) -> CallToolResult:
         user = _user_of(ctx, fixed)
         request = spec.input_model.model_validate(fields)
         try:
-            return await spec.run(memory, user, request)
+            result = await spec.run(memory, user, request)
         except AgentMemoryError as exc:
             raise ToolError(f"{type(exc).__name__}: {exc}") from exc
+        return _result(result, spec.omit_nulls)
 
+    metadata = FuncMetadata(arg_model=arguments, output_model=spec.output_model)
+    metadata.output_schema = for_model(metadata.output_schema or {})
     return Tool(
         fn=run, name=spec.name, title=spec.title, description=spec.description,
-        parameters=arguments.model_json_schema(by_alias=True),
-        fn_metadata=FuncMetadata(arg_model=arguments, output_model=spec.output_model),
+        parameters=for_model(arguments.model_json_schema(by_alias=True)),
+        fn_metadata=metadata,
         is_async=True, context_kwarg="ctx",
         annotations=ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
                                     destructive_hint=spec.destructive,
                                     idempotent_hint=spec.read_only, open_world_hint=False),
     )
+
+
+def _result(result: BaseModel, omit_nulls: bool) -> CallToolResult:
+    """The tool result: the structured content and, for clients that pass text to the model,
+    the same JSON without indentation (null fields left out when ``omit_nulls``)."""
+    data = result.model_dump(mode="json", by_alias=True, exclude_none=omit_nulls)
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
 class UserScopeGate:

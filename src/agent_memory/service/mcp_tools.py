@@ -9,11 +9,14 @@ Tools (:data:`TOOLS`, in this order):
 
 - ``add_memories``: store facts or insights the agent wants kept.
 - ``add_turns``: store conversation turns of one thread.
-- ``search``: vector, full-text or hybrid (RRF) search with the Python API's filters.
+- ``search``: vector, full-text or hybrid (RRF) search with the Python API's filters; hits
+  are compact (id, kind, date, text, score) unless ``detail`` is set.
 - ``retrieve_facts``: contextual fact retrieval (the facts relevant to a question, with sources).
 - ``get_profile``: the user's cross-thread profile.
 - ``forget``: hard-delete records by id, or everything of the user with ``confirm``.
 
+Descriptions of tools and fields are written for the model that calls them; the schemas the
+server publishes are rewritten by :mod:`.mcp_schema` so no developer docstring reaches it.
 Operations raise the library's typed errors (:mod:`agent_memory.errors`); the transport turns
 them into tool errors.
 """
@@ -33,7 +36,7 @@ from ..errors import InvalidInputError
 from ..models import Fact, RecordKind, Role
 from ..reasoners.sessions_models import RetrievedItem
 from ..recall.collections import AddFailure, MemoryInput
-from ..retrieval.hits import Provenance, SearchMode, Signal
+from ..retrieval.hits import Hit, SearchMode, Signal
 from ..sessions import cfr
 from ..validation import MAX_K
 
@@ -53,8 +56,9 @@ class AddMemoriesInput(_Input):
 
     memories: list[MemoryInput] = Field(
         min_length=1, max_length=MAX_ITEMS,
-        description="Self-contained statements to remember, e.g. 'The user is allergic to "
-                    "peanuts.'; optional category, importance (1-10) and collection.")
+        description="The memories, each one self-contained statement, e.g. 'The user is "
+                    "allergic to peanuts.'; category, importance (1-10) and collection are "
+                    "optional.")
 
 
 class AddedMemory(BaseModel):
@@ -89,10 +93,10 @@ async def add_memories(memory: AsyncMemory, user_id: str,
 class TurnItem(_Input):
     """One message of a conversation."""
 
-    role: Role = Field(description="user, assistant, tool or system.")
+    role: Role = Field(description="Who wrote it: user, assistant, tool or system.")
     content: str = Field(min_length=1, description="The message text.")
-    speaker: str | None = Field(default=None, description="The speaker's name.")
-    agent_id: str | None = Field(default=None, description="Scope the turn to one agent.")
+    speaker: str | None = Field(default=None, description="The speaker's name, if known.")
+    agent_id: str | None = Field(default=None, description="Keep it for this agent only.")
     created_at: datetime | None = Field(default=None,
                                         description="When it was said (default: now, UTC).")
     metadata: dict[str, Any] = Field(default_factory=dict)
@@ -101,7 +105,8 @@ class TurnItem(_Input):
 class AddTurnsInput(_Input):
     """Turns of one thread (1 to :data:`MAX_ITEMS`), stored in order after its last turn."""
 
-    thread_id: str = Field(min_length=1, description="The conversation (thread) id.")
+    thread_id: str = Field(min_length=1, description="The conversation's id; the same for "
+                                                     "every call of one conversation.")
     turns: list[TurnItem] = Field(min_length=1, max_length=MAX_ITEMS)
 
 
@@ -137,34 +142,56 @@ async def add_turns(memory: AsyncMemory, user_id: str, request: AddTurnsInput) -
 class SearchInput(_Input):
     """A search over the user's records (the filters of :meth:`AsyncMemory.search`)."""
 
-    query: str = Field(min_length=1, description="What to look for, in natural language.")
+    query: str = Field(min_length=1, description="What to look for, in natural language, e.g. "
+                                                 "'where the user lives'.")
     mode: SearchMode = Field(default=SearchMode.HYBRID,
-                             description="vector, text (BM25) or hybrid (both fused with RRF).")
-    k: int = Field(default=10, ge=1, le=MAX_K, description="Number of hits.")
-    kinds: list[RecordKind] | None = Field(default=None, description="Only these record kinds.")
-    thread_id: str | None = Field(default=None, description="Only this thread.")
-    agent_id: str | None = Field(default=None, description="Only this agent's records.")
-    since: datetime | None = Field(default=None, description="Created at or after (ISO 8601).")
-    until: datetime | None = Field(default=None, description="Created before (ISO 8601).")
-    include_superseded: bool = Field(default=False,
-                                     description="Also facts retired by reconciliation.")
+                             description="hybrid (default: meaning and keywords), vector "
+                                         "(meaning only) or text (exact keywords only).")
+    k: int = Field(default=10, ge=1, le=MAX_K, description="How many memories to return.")
+    kinds: list[RecordKind] | None = Field(
+        default=None, description="Only these kinds, e.g. ['fact'] for stored facts or "
+                                  "['turn'] for past messages; leave out for all.")
+    thread_id: str | None = Field(default=None, description="Only this conversation.")
+    agent_id: str | None = Field(default=None, description="Only this agent's memories.")
+    since: datetime | None = Field(default=None,
+                                   description="Only memories from this time on (ISO 8601).")
+    until: datetime | None = Field(default=None,
+                                   description="Only memories from before this time (ISO 8601).")
+    include_superseded: bool = Field(
+        default=False, description="Also facts replaced by newer ones (to see what changed).")
     as_of: datetime | None = Field(
-        default=None, description="Search the facts valid at this time (ISO 8601), e.g. "
-        "where the user lived then; default: current facts only.")
+        default=None, description="Only the facts that were true at this time (ISO 8601), e.g. "
+        "to answer where the user lived then; leave out for what holds now.")
+    detail: bool = Field(
+        default=False, description="Also return each memory's conversation, speaker, sources "
+                                   "and per-method scores; leave false unless you need them.")
 
 
 class MemoryHit(BaseModel):
-    """One search hit: the record's text, its score per signal and its provenance (and, for
-    a fact, its valid time: ``valid_from``, ``valid_until`` once a later fact replaced it)."""
+    """One search hit: always its id, kind, date, text and score; with ``detail``, where it
+    comes from and how each signal ranked it (fields left out are null, and are omitted from
+    the tool's result)."""
 
-    content: str
-    score: float
-    signals: dict[str, Signal]
-    provenance: Provenance
-    category: str | None = None
-    superseded_by: str | None = None
-    valid_from: datetime | None = None
-    valid_until: datetime | None = None
+    id: str = Field(description="The memory id (for forget).")
+    kind: RecordKind
+    date: datetime = Field(description="When it was said or written (UTC).")
+    text: str = Field(description="What the memory says.")
+    score: float = Field(description="Ranking score; higher is more relevant.")
+    speaker: str | None = Field(default=None,
+                                description="Who said it (a message) or whom it is about.")
+    thread_id: str | None = Field(default=None, description="The conversation it belongs to.")
+    agent_id: str | None = Field(default=None, description="The agent it belongs to.")
+    category: str | None = Field(default=None, description="A fact's topic.")
+    superseded_by: str | None = Field(default=None,
+                                      description="The id of the newer fact that replaced it.")
+    evidence: list[str] | None = Field(default=None,
+                                       description="Ids of the messages it stands for.")
+    signals: dict[str, Signal] | None = Field(
+        default=None, description="Score and rank per method (vector, text).")
+    valid_from: datetime | None = Field(default=None,
+                                        description="When the fact became true.")
+    valid_until: datetime | None = Field(
+        default=None, description="When a newer fact replaced it (null while it holds).")
 
 
 class SearchOutput(BaseModel):
@@ -173,17 +200,31 @@ class SearchOutput(BaseModel):
     hits: list[MemoryHit]
 
 
+SCORE_DIGITS = 4
+"""Decimals of a hit's score in a search result (more carry no ranking information)."""
+
+
+def _hit(h: Hit, detail: bool) -> MemoryHit:
+    record, where = h.record, h.provenance
+    hit = MemoryHit(id=where.id, kind=where.kind, date=where.created_at, text=record.content,
+                    score=round(h.score, SCORE_DIGITS), speaker=where.speaker)
+    if not detail:
+        return hit
+    fact = record if isinstance(record, Fact) else None
+    return hit.model_copy(update={
+        "thread_id": where.thread_id, "agent_id": where.agent_id, "evidence": where.evidence,
+        "signals": h.signals, "category": fact.category if fact else None,
+        "superseded_by": fact.superseded_by if fact else None,
+        "valid_from": fact.valid_from if fact else None,
+        "valid_until": fact.valid_until if fact else None})
+
+
 async def search(memory: AsyncMemory, user_id: str, request: SearchInput) -> SearchOutput:
-    """Search ``user_id``'s records; see :meth:`AsyncMemory.search`."""
-    hits = await memory.search(user_id, request.query, **request.model_dump(exclude={"query"}))
-    return SearchOutput(hits=[
-        MemoryHit(content=h.record.content, score=h.score, signals=h.signals,
-                  provenance=h.provenance,
-                  category=h.record.category if isinstance(h.record, Fact) else None,
-                  superseded_by=h.record.superseded_by if isinstance(h.record, Fact) else None,
-                  valid_from=h.record.valid_from if isinstance(h.record, Fact) else None,
-                  valid_until=h.record.valid_until if isinstance(h.record, Fact) else None)
-        for h in hits])
+    """Search ``user_id``'s records; see :meth:`AsyncMemory.search`. Hits are compact (id,
+    kind, date, text, score, speaker) unless ``request.detail``."""
+    hits = await memory.search(user_id, request.query,
+                               **request.model_dump(exclude={"query", "detail"}))
+    return SearchOutput(hits=[_hit(h, request.detail) for h in hits])
 
 
 # -- retrieve_facts ----------------------------------------------------------------------
@@ -195,7 +236,8 @@ class RetrieveFactsInput(_Input):
     query: str = Field(min_length=1, description="The question, e.g. 'Where does the user "
                                                  "live?'.")
     max_rounds: int = Field(default=cfr.DEFAULT_MAX_ROUNDS, ge=1, le=20,
-                            description="Most search rounds (LLM reasoner only).")
+                            description="Most search rounds to run (more can find more; "
+                                        "default is usually right).")
 
 
 class RetrieveFactsOutput(BaseModel):
@@ -262,8 +304,8 @@ class ForgetInput(_Input):
     """Records to delete for good: some by id, or (``everything`` and ``confirm``) all."""
 
     ids: list[str] = Field(default_factory=list, max_length=MAX_K,
-                           description="Ids of the records to delete (from search hits).")
-    everything: bool = Field(default=False, description="Delete every record of the user.")
+                           description="Ids of the memories to delete (from search hits).")
+    everything: bool = Field(default=False, description="Delete every memory of the user.")
     confirm: bool = Field(default=False, description="Must be true with everything=true: the "
                                                      "user asked to forget all their memories.")
 
@@ -300,6 +342,8 @@ class ToolSpec:
     Attributes:
         read_only: changes nothing (MCP ``readOnlyHint``).
         destructive: may delete data (MCP ``destructiveHint``).
+        omit_nulls: null fields are left out of the result (its output model gives every
+            nullable field a default).
     """
 
     name: str
@@ -310,30 +354,42 @@ class ToolSpec:
     run: Operation
     read_only: bool = False
     destructive: bool = False
+    omit_nulls: bool = False
 
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("add_memories", "Remember facts",
-             "Store facts or insights about the user that should be remembered across "
-             "conversations (one self-contained statement each).",
+             "Save facts about the user worth remembering in later conversations: preferences, "
+             "plans, relationships, decisions, corrections. Call it when the user tells you "
+             "something lasting or asks you to remember it. Pass one self-contained statement "
+             "per memory ('The user's daughter Mia starts school in September 2025.'), not "
+             "the conversation. Returns the id of each stored memory.",
              AddMemoriesInput, AddMemoriesOutput, add_memories),
     ToolSpec("add_turns", "Store conversation turns",
-             "Store messages of a conversation thread, in order.",
+             "Save messages of the current conversation (thread_id names it), oldest first, "
+             "so later searches can find what was said. Facts are also extracted from them "
+             "in the background.",
              AddTurnsInput, AddTurnsOutput, add_turns),
     ToolSpec("search", "Search memory",
-             "Search the user's memories (turns, summaries, facts, insights, profile) by "
-             "meaning and keywords; each hit has its scores and provenance.",
-             SearchInput, SearchOutput, search, read_only=True),
+             "Find memories of the user by meaning and keywords: past messages, conversation "
+             "summaries, facts and insights. Call it before answering anything that depends "
+             "on the user's past, preferences or plans. Each hit has id, kind, date, text and "
+             "score; set detail=true only when you need its conversation, sources and "
+             "per-method scores.",
+             SearchInput, SearchOutput, search, read_only=True, omit_nulls=True),
     ToolSpec("retrieve_facts", "Retrieve facts about the user",
-             "Answer a question about the user from memory: the relevant facts, citing the "
-             "records, sessions and dates they come from.",
+             "Answer a question about the user from memory: returns the relevant facts, each "
+             "citing the memories and dates it comes from. Prefer it over search for a direct "
+             "question ('Where does the user work?').",
              RetrieveFactsInput, RetrieveFactsOutput, retrieve_facts, read_only=True),
     ToolSpec("get_profile", "Get the user profile",
-             "The user's profile compiled across all conversations.",
+             "The user's profile compiled across all conversations (who they are, what they "
+             "like, their circumstances). Call it at the start of a conversation for context.",
              GetProfileInput, ProfileOutput, get_profile, read_only=True),
     ToolSpec("forget", "Forget memories",
-             "Delete records for good by id, or every memory of the user when the user asks "
-             "for it (everything=true and confirm=true).",
+             "Delete memories for good. Pass ids (from search or add_memories) to delete those; "
+             "only when the user asks to forget everything, pass everything=true and "
+             "confirm=true. Cannot be undone.",
              ForgetInput, ForgetReport, forget, destructive=True),
 )
 """Every tool, in the order they are listed."""

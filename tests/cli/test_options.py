@@ -1,0 +1,59 @@
+"""``--store`` and ``--user`` are defined once (:mod:`agent_memory.cli.options`) and mean the
+same in every command; a store spec reaches the store registry as written (a URL is not
+turned into a path)."""
+
+from __future__ import annotations
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from agent_memory.cli.app import app
+from agent_memory.cli.options import StoreOpt, UserOpt
+
+runner = CliRunner()
+
+OWN_STORE = {"demo", "setup cosmos", "eval locomo", "eval locomo-memory"}
+"""Commands whose --store means something else (a store to keep, a Cosmos URL only)."""
+
+
+def _commands(group, prefix=""):
+    for name, command in group.commands.items():
+        full = f"{prefix}{name}"
+        if hasattr(command, "commands"):
+            yield from _commands(command, f"{full} ")
+        else:
+            yield full, command
+
+
+def _option(command, flag):
+    return next((p for p in command.params if flag in getattr(p, "opts", ())), None)
+
+
+def test_every_store_and_user_option_is_the_shared_definition():
+    shared_store = StoreOpt.__metadata__[0].help
+    shared_user = UserOpt.__metadata__[0].help
+    commands = dict(_commands(typer.main.get_command(app)))
+    stores = {name: _option(c, "--store") for name, c in commands.items()}
+    with_store = [n for n, o in stores.items() if o is not None and n not in OWN_STORE]
+    assert len(with_store) >= 10
+    for name in with_store:
+        assert stores[name].help == shared_store, name
+    users = {name: _option(c, "--user") for name, c in commands.items()}
+    single = [n for n, o in users.items() if o is not None and not o.multiple and not o.envvar]
+    assert len(single) >= 5
+    for name in single:
+        assert users[name].help == shared_user, name
+
+
+@pytest.mark.parametrize("spec", ["nosuch://somewhere/db", "NoSuch://x"])
+def test_a_store_url_reaches_the_registry_as_written(spec):
+    result = runner.invoke(app, ["profile", "--user", "u", "--store", spec])
+    assert result.exit_code == 2
+    assert "unknown store scheme" in result.output and "known: azure-cosmos" in result.output
+
+
+def test_a_store_path_still_works(tmp_path):
+    result = runner.invoke(app, ["profile", "--user", "u", "--store", str(tmp_path / "m.db")])
+    assert result.exit_code == 1 and "no profile for user 'u'" in result.output
+    assert (tmp_path / "m.db").exists()
