@@ -1,20 +1,23 @@
-"""Self-disclosure fact extraction with third-person rewriting.
+"""Fact extraction: the clauses of user turns worth a fact, rewritten to stand alone.
 
-A fact is one sentence in which the person the memory is about tells something about
-themself, their family, work, plans or likes ("I", "I'm", "my", "we", "our", "me", ...),
-rewritten to stand alone (:mod:`.person`): "I went to a LGBTQ support group yesterday" said by
-Caroline on 8 May 2023 becomes "Caroline went to a LGBTQ support group on 7 May 2023."
+Each sentence of a user turn is cleaned (leading interjections, labels and vocatives), its
+relative dates resolved (:mod:`.dates`), and parsed into clauses (:mod:`.parse`): one claim
+each, with whose claim it is. A learned decision (:mod:`.select`) keeps the clauses worth a
+fact (probability >= :data:`FACT_THRESHOLD`, at most :data:`FACTS_PER_TURN` per turn), and each
+is rewritten in the third person (:mod:`.person`): "I live in Boston and work as a pharmacist"
+said by Kai gives "Kai lives in Boston." and "Kai works as a pharmacist."; "I went to a LGBTQ
+support group yesterday and it was so powerful" said by Caroline on 8 May 2023 gives "Caroline
+went to a LGBTQ support group on 7 May 2023."
 
 Only turns with role ``user`` are read: the people the memory is about (in a two-person
 conversation such as LoCoMo both speakers are users, and each fact's subject is the speaker who
 disclosed it). Assistant, tool and system turns never give facts, so an advisor's "Noted, I
-will send email summaries" is not a fact about anyone.
+will send email summaries" is not a fact about anyone. Questions, clauses whose subject is
+someone or something else ("It was so fun"), clauses addressing the listener ("I'm so proud of
+you") and clauses with no noun outside a date give none either.
 
-Left out: questions, greetings, bare reactions ("I'm so happy for you!"), sentences aimed at the
-listener more than at the speaker, and sentences with fewer than four words or two content
-terms. Leading interjections, vocatives and labels ("Quick update: ...") are stripped.
-Relative dates are resolved first (:mod:`.dates`). Subjectless openings ("Gonna continue my
-edu") get the speaker as subject ("Caroline is going to continue their edu").
+:func:`clean_sentence`, :func:`is_disclosure`, :func:`categorize` and
+:func:`score_importance` are shared with the summarizer and the profile.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from .select import worth
 from .sentences import content_terms, entities, split_sentences, words
 
 Embed = Callable[[list[str]], np.ndarray]
-FACT_THRESHOLD = 0.6
+FACT_THRESHOLD = 0.3
 """Minimum probability (:func:`.select.worth`) for a clause to become a fact."""
 FACTS_PER_TURN = 2
 """At most this many facts per turn, the most probable first: one per thing worth keeping."""

@@ -136,7 +136,8 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
         elif (child.i < verb.i and child.dep_ == "advmod" and child.lower_ in _DISCOURSE
               and (subject is None or child.i < subject.i)):
             skip.add(child.i)
-    tokens = [t for t in verb.subtree if t.i not in skip and t.lower_ not in names]
+    tokens = [t for t in verb.subtree
+              if t.i not in skip and t.lower_ not in names and not t.is_space]
     while tokens and (tokens[0].is_punct or tokens[0].dep_ in ("cc", "intj")):
         tokens.pop(0)
     while tokens and tokens[-1].is_punct:
