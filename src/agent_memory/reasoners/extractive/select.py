@@ -1,0 +1,98 @@
+"""Which clauses are worth a fact: a learned decision over embeddings and parse features.
+
+A logistic regression (scikit-learn at training time, numpy here) reads, for each clause of
+:mod:`.parse`, the all-MiniLM-L6-v2 embedding of its words as spoken and a few parse features
+(:func:`features`), and gives the probability that an annotator would keep it as a memory:
+"I work as a pharmacist" yes; "I'm so proud of you", "Here's a pic of my new car", "It was so
+fun" no. The weights (``clause_selector.npz`` beside this module) are trained by
+``bench/train_clause_selector.py`` on ``data/fact_clauses.jsonl``: clauses written and labelled
+for this project, no third-party text; the script reports accuracy on held-out folds.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ...embedders.base import Embedder
+from ...errors import ModelUnavailableError
+from .parse import KINDS, Clause
+from .sentences import word_set
+
+WEIGHTS = Path(__file__).with_name("clause_selector.npz")
+"""The shipped weights: ``coef`` (n_features,), ``intercept`` (1,)."""
+_NAMED = word_set("PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LANGUAGE")
+_AMOUNT = word_set("CARDINAL QUANTITY MONEY PERCENT ORDINAL")
+_TIME = frozenset(("DATE", "TIME"))
+_TENSES = (("VBD", "VBN"), ("VBP", "VBZ"), ("MD",), ("VBG",))
+_YOU = word_set("you your yours yourself you're you've you'll you'd")
+PARSE_FEATURES = (*(f"kind_{k}" for k in KINDS), "past", "present", "modal", "gerund",
+                  "negated", "named", "amount", "time", "question", "you", "log_words",
+                  "log_nouns", "anaphora")
+"""Names of the parse features, after the embedding, in order."""
+
+_SHARED: list[Embedder] = []
+_LOCK = threading.Lock()
+_MODEL: list[tuple[np.ndarray, float]] = []
+
+
+def shared_embedder() -> Embedder:
+    """The local all-MiniLM-L6-v2 shared by every extractive reasoner of the process.
+
+    Raises:
+        ModelUnavailableError: the local model cannot be loaded.
+    """
+    with _LOCK:
+        if not _SHARED:
+            from ...embedders.local import LocalEmbedder
+
+            _SHARED.append(LocalEmbedder())
+        return _SHARED[0]
+
+
+def parse_features(clause: Clause) -> list[float]:
+    """The :data:`PARSE_FEATURES` of one clause (0/1 flags and log(1 + words))."""
+    words = clause.text.lower().split()
+    tense = [float(clause.verb in tags) for tags in _TENSES]
+    labels = set(clause.entities)
+    return [*(float(clause.kind == k) for k in KINDS), *tense, float(clause.negated),
+            float(bool(labels & _NAMED)), float(bool(labels & _AMOUNT)),
+            float(bool(labels & _TIME)), float(clause.question),
+            float(any(w.strip(",.!?") in _YOU for w in words)), math.log1p(len(words)),
+            math.log1p(clause.nouns), float(min(clause.anaphora, 3))]
+
+
+def features(clauses: Sequence[Clause],
+             embed: Callable[[list[str]], np.ndarray] | None = None) -> np.ndarray:
+    """Feature rows ``(len(clauses), 384 + len(PARSE_FEATURES))``: the embedding of each
+    clause's text, then its parse features. ``embed`` defaults to :func:`shared_embedder`;
+    when the local model cannot load, the embedding part is zeros (parse features alone)."""
+    if not clauses:
+        return np.zeros((0, 384 + len(PARSE_FEATURES)), dtype=np.float32)
+    texts = [c.text for c in clauses]
+    try:
+        vectors = (embed or shared_embedder().embed_sync)(texts)
+    except ModelUnavailableError:
+        vectors = np.zeros((len(texts), 384), dtype=np.float32)
+    parsed = np.array([parse_features(c) for c in clauses], dtype=np.float32)
+    return np.hstack([np.asarray(vectors, dtype=np.float32), parsed])
+
+
+def _weights() -> tuple[np.ndarray, float]:
+    with _LOCK:
+        if not _MODEL:
+            with np.load(WEIGHTS) as data:
+                _MODEL.append((data["coef"].astype(np.float32), float(data["intercept"][0])))
+        return _MODEL[0]
+
+
+def worth(clauses: Sequence[Clause],
+          embed: Callable[[list[str]], np.ndarray] | None = None) -> list[float]:
+    """Probability (0-1) that each clause is worth a fact, in order."""
+    coef, intercept = _weights()
+    logits = features(clauses, embed) @ coef + intercept
+    return [float(p) for p in 1.0 / (1.0 + np.exp(-logits))]

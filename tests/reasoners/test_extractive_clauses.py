@@ -1,0 +1,70 @@
+"""Clauses from the dependency parse and the learned clause selector (real spaCy model, real
+local embedder, the shipped weights)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent_memory.reasoners.extractive.parse import KINDS, clauses, parse
+from agent_memory.reasoners.extractive.select import PARSE_FEATURES, WEIGHTS, features, worth
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "fact_clauses.jsonl"
+
+
+def _clauses(text: str, names: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    return [(c.kind, c.text) for c in clauses(parse([text]), names)[0]]
+
+
+def test_coordinated_verbs_are_separate_claims_sharing_the_subject():
+    assert _clauses("I live in Boston and work as a pharmacist.") == [
+        ("self", "I live in Boston"), ("self", "I work as a pharmacist")]
+    assert _clauses("I'm 34 and I work as a nurse.") == [
+        ("self", "I'm 34"), ("self", "I work as a nurse")]
+
+
+def test_a_run_on_clause_is_split_from_the_reaction_after_it():
+    assert _clauses("Last weekend I joined a chess club - it's really rewarding.") == [
+        ("self", "Last weekend I joined a chess club"), ("other", "it's really rewarding")]
+    # a subordinate clause stays inside its claim
+    assert _clauses("When I was a kid, I loved painting.") == [
+        ("self", "When I was a kid I loved painting")]
+
+
+def test_subject_kinds_interjections_and_vocatives():
+    assert _clauses("Yeah, Mel, we adopted a puppy!", frozenset({"mel"})) == [
+        ("group", "we adopted a puppy")]
+    assert _clauses("My daughter turned five.") == [("own", "My daughter turned five")]
+    assert _clauses("Just got back from Paris!") == [("none", "Just got back from Paris")]
+    assert _clauses("Check this out.")[0][0] == "other"  # an imperative
+    assert _clauses("Here's one of the agencies I'm looking into.")[0][0] == "other"
+
+
+def test_the_selector_keeps_facts_and_drops_chatter(local_embedder):
+    texts = ["I work as a pharmacist at the clinic on Main Street", "I'm so proud of you",
+             "I just did it", "My son started violin lessons in March"]
+    found = [c for cs in clauses(parse(texts)) for c in cs]
+    probabilities = worth(found, local_embedder.embed_sync)
+    assert [p >= 0.6 for p in probabilities] == [True, False, False, True]
+    rows = features(found, local_embedder.embed_sync)
+    assert rows.shape == (4, 384 + len(PARSE_FEATURES))
+    assert features([], local_embedder.embed_sync).shape == (0, 384 + len(PARSE_FEATURES))
+
+
+def test_shipped_weights_and_data_match_the_features():
+    with np.load(WEIGHTS) as data:
+        assert data["coef"].shape == (384 + len(PARSE_FEATURES),)
+        assert data["intercept"].shape == (1,)
+    items = [json.loads(line) for line in DATA.read_text().splitlines()]
+    assert len(items) >= 400 and {i["label"] for i in items} == {0, 1}
+    assert all(set(i) == {"text", "label"} and i["text"].strip() for i in items)
+    assert len({i["text"] for i in items}) == len(items)
+    assert "kind_self" in PARSE_FEATURES and len(KINDS) == 5
+
+
+@pytest.mark.parametrize("text", ["", "   "])
+def test_empty_text_gives_no_clause(text):
+    assert clauses(parse([text])) == [[]]
