@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import validation as check
 from .config import Settings
@@ -80,6 +80,37 @@ class TurnInput(BaseModel):
     id: str | None = None
     seq: int | None = None
 
+    # Before pydantic's coercion: bytes are not text, a number is not a time, "10" is not a seq.
+    @field_validator("content", "speaker", mode="before")
+    @classmethod
+    def _text(cls, value: Any, info: Any) -> Any:
+        return check.strict_text(value, info.field_name)
+
+    @field_validator("user_id", "thread_id", "agent_id", mode="before")
+    @classmethod
+    def _scope(cls, value: Any, info: Any) -> Any:
+        return value if value is None else check.scope(value, info.field_name)
+
+    @field_validator("created_at", mode="before")
+    @classmethod
+    def _time(cls, value: Any) -> Any:
+        return None if value is None else check.moment_input(value, "created_at")
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata(cls, value: Any) -> Any:
+        return check.metadata(value)
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id(cls, value: Any) -> Any:
+        return check.optional_record_id(value, "turn id")
+
+    @field_validator("seq", mode="before")
+    @classmethod
+    def _seq(cls, value: Any) -> Any:
+        return check.strict_int(value, "seq")
+
     def to_turn(self, seq: int) -> Turn:
         """The :class:`Turn` to store: ``id`` and ``created_at`` defaulted (a fresh
         ``turn_...`` id; now, UTC), at position ``seq`` of its thread. Scope ids are used as
@@ -114,10 +145,16 @@ def _as_input(item: TurnInput | Turn | Mapping[str, Any]) -> TurnInput:
             created_at=item.created_at, metadata=item.metadata, id=item.id,
             seq=item.seq if item.seq >= 0 else None,
         )
+    if not isinstance(item, Mapping):
+        raise InvalidInputError(f"a turn must be a mapping, a TurnInput or a Turn, got "
+                                f"{type(item).__name__}")
     fields = dict(item)
     try:
         return TurnInput.model_validate(fields)
     except ValidationError as exc:
+        cause = exc.errors()[0].get("ctx", {}).get("error")
+        if isinstance(cause, InvalidInputError):
+            raise cause from None
         where = str(exc.errors()[0]["loc"][0]) if exc.errors()[0]["loc"] else "turn"
         if where in ("user_id", "thread_id", "agent_id"):
             require_scope(fields.get(where), where)
@@ -216,6 +253,8 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, RecallAPI):
         if item.speaker is not None:
             check.text(item.speaker, "speaker")
         check.optional_moment(item.created_at, "created_at")
+        check.optional_record_id(item.id, "turn id")
+        check.metadata(item.metadata)
         if item.seq is not None:
             check.count(item.seq, "seq", minimum=0, maximum=2**62)
 

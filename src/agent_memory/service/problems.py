@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import errors as e
+from ..validation import json_safe
 
 PROBLEM_JSON = "application/problem+json"
 """Media type of problem details (RFC 9457 section 3)."""
@@ -118,8 +119,10 @@ def problem_type(error: type[BaseException]) -> ProblemType:
 
 
 def problem_response(problem: Problem, headers: dict[str, str] | None = None) -> JSONResponse:
-    """``problem`` as a response with the problem media type."""
-    return JSONResponse(problem.model_dump(exclude_none=True), status_code=problem.status,
+    """``problem`` as a response with the problem media type (every string made valid
+    UTF-8, so a refusal that quotes a lone surrogate still serialises)."""
+    return JSONResponse(json_safe(problem.model_dump(exclude_none=True)),
+                        status_code=problem.status,
                         media_type=PROBLEM_JSON, headers=headers)
 
 
@@ -132,17 +135,6 @@ def problem_of(error: e.AgentMemoryError) -> Problem:
     return Problem(type=kind.uri, title=kind.title, status=kind.status, detail=detail)
 
 
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    if value is None or isinstance(value, bool | int | float | str):
-        return value if not isinstance(value, str) else value.encode(
-            "utf-8", "backslashreplace").decode("utf-8")
-    return repr(value)
-
-
 def install(app: FastAPI) -> None:
     """Register the handlers that turn errors into problem details on ``app``."""
 
@@ -152,7 +144,11 @@ def install(app: FastAPI) -> None:
 
     async def validation_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        found = [{"loc": _json_safe(list(err.get("loc", ()))), "msg": str(err.get("msg")),
+        for err in exc.errors():  # a library check run inside the schema: its own type
+            cause = (err.get("ctx") or {}).get("error")
+            if isinstance(cause, e.AgentMemoryError):
+                return problem_response(problem_of(cause))
+        found = [{"loc": json_safe(list(err.get("loc", ()))), "msg": str(err.get("msg")),
                   "type": str(err.get("type"))} for err in exc.errors()]
         kind = PROBLEMS[e.InvalidInputError]
         first = found[0] if found else {"loc": [], "msg": "invalid request"}

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import binascii
 import json
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -34,7 +33,7 @@ from ...errors import (
 from ...models import MemoryRecord, RecordKind, Turn, as_utc, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from ..conditional import backoff
-from ..paging import DEFAULT_PAGE_SIZE, Page
+from ..paging import DEFAULT_PAGE_SIZE, MAX_SEQ, Page, load_cursor
 from ..search import SearchHit, StoreSearch
 from . import search as cosmos_search
 from .charges import Charge, ChargeTally
@@ -708,13 +707,14 @@ def _decode(cursor: str) -> tuple[str, int, str]:
     Raises:
         InvalidInputError: not a cursor of this store.
     """
+    created, seq, rid = load_cursor(cursor)
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created, seq, rid = json.loads(raw)
-        if not isinstance(created, str) or not isinstance(rid, str):
+        if (not isinstance(created, str) or not isinstance(rid, str) or isinstance(seq, bool)
+                or not isinstance(seq, int) or not -1 <= seq <= MAX_SEQ):
             raise TypeError("cursor fields")
         timestamp(datetime.fromisoformat(created))
-        return created, int(seq), rid
-    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError) as exc:
+        rid.encode("utf-8")
+        return created, seq, rid
+    except (ValueError, TypeError, OverflowError, UnicodeEncodeError) as exc:
         raise InvalidInputError(f"not a page cursor: {cursor[:40]!r}") from exc
 
