@@ -248,7 +248,8 @@ def moment(value: Any, name: str) -> datetime:
         result = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
         result.timestamp()
     except (OverflowError, ValueError) as exc:
-        raise InvalidTimeError(f"{name} {value!r} is out of range in UTC: {exc}") from None
+        raise InvalidTimeError(f"{name} {value.isoformat()} is out of range in UTC: {exc}") \
+            from None
     return result
 
 

@@ -12,8 +12,6 @@ import numpy as np
 import pytest
 
 from agent_memory import validation as check
-from agent_memory.indexing import build_indexed
-from agent_memory.stores.base import CONTENT
 from agent_memory.errors import (
     InvalidInputError,
     InvalidNumberError,
@@ -21,6 +19,8 @@ from agent_memory.errors import (
     InvalidTextError,
     InvalidTimeError,
 )
+from agent_memory.indexing import build_indexed
+from agent_memory.stores.base import CONTENT
 
 
 def dump(path: Path) -> list[str]:
