@@ -348,10 +348,11 @@ class CosmosStore(MemoryStore):
     async def update(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         """Replace the documents of existing records, keeping their index text and vectors,
         each conditional on the record's ``etag``; atomic per batch of one user's records.
-        Records no longer stored are skipped.
 
         Raises:
             ConflictError: a stored version differs; nothing of that batch is written.
+            RecordNotFoundError: a record no longer exists (deleted since it was read);
+                nothing of that batch is written.
             InvalidInputError: a record has no ``etag``.
         """
         for record in records:
@@ -378,9 +379,12 @@ class CosmosStore(MemoryStore):
 
         for attempt in range(MAX_ATTEMPTS):
             stored = {doc["id"]: doc for doc in await self._docs(user_id, [r.id for r in records])}
-            present = [r for r in records if r.id in stored]
-            if not present:
-                return []
+            gone = [r.id for r in records if r.id not in stored]
+            if gone:
+                raise RecordNotFoundError(f"record {gone[0]!r} of user {user_id!r} no longer "
+                                          "exists (deleted since it was read); nothing was "
+                                          "updated")
+            present = records
             operations = []
             for record in present:
                 old = stored[record.id]

@@ -39,7 +39,13 @@ from typing import Any
 import numpy as np
 from pydantic import ValidationError
 
-from ...errors import ConfigError, InvalidInputError, NotAStoreError, StoreError
+from ...errors import (
+    ConfigError,
+    InvalidInputError,
+    NotAStoreError,
+    RecordNotFoundError,
+    StoreError,
+)
 from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from ..paging import DEFAULT_PAGE_SIZE, Page, decode_cursor, encode_cursor, sort_key
@@ -470,11 +476,13 @@ class SQLiteStore(MemoryStore):
         views learn the new values; a document-only change (access statistics) moves nothing.
 
         Returns:
-            The records as stored (new ``etag``); records that no longer exist are skipped.
+            The records as stored (new ``etag``).
 
         Raises:
             ConflictError: a stored version differs from the record's ``etag``; nothing is
                 written.
+            RecordNotFoundError: a record no longer exists (deleted since it was read);
+                nothing is written.
             InvalidInputError: an item is not a record or has no ``etag`` (it was never read
                 from a store); nothing is written.
             StoreError: the database failed; nothing is written.
@@ -504,8 +512,10 @@ class SQLiteStore(MemoryStore):
                             "WHERE user_id = ? AND id = ?",
                             (record.user_id, record.id),
                         ).fetchone()
-                        if old is None:
-                            continue
+                        if old is None:  # deleted since it was read: nothing is written
+                            raise RecordNotFoundError(
+                                f"record {record.id!r} of user {record.user_id!r} no longer "
+                                "exists (deleted since it was read); nothing was updated")
                         record = stamp(conn, record)
                         row = record_row(record)
                         conn.execute(
