@@ -50,7 +50,7 @@ from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from ..paging import DEFAULT_PAGE_SIZE, Page, decode_cursor, encode_cursor, sort_key
 from .bm25 import TextIndex, index_documents
-from .connections import ConnectionPool, default_threads, off_loop
+from .connections import ConnectionPool, check_integrity, default_threads, off_loop
 from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_embedding
 from .query import query_terms, record_row, vector_blob, where_clause
 from .vectors import UserVectors, VectorCache, VectorIndex, VectorRow
@@ -154,6 +154,7 @@ class SQLiteStore(MemoryStore):
         Raises:
             NotAStoreError: the file is not SQLite, or an SQLite database of another program
                 (the file is left untouched).
+            CorruptStoreError: the file fails ``PRAGMA quick_check`` (left untouched).
             EmbeddingMismatchError: the store was built with another model or dimension.
             SchemaVersionError: the store was written by a newer library.
             StoreError: the file cannot be created or opened.
@@ -213,6 +214,7 @@ class SQLiteStore(MemoryStore):
         try:
             with self._translate("open"):
                 conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
+                check_integrity(conn, self.path)  # before the first write (the pragmas below)
                 ensure_ours(conn, self.path)
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
