@@ -36,6 +36,7 @@ from ..recall.collections import AddFailure, MemoryInput
 from ..retrieval.hits import Provenance, SearchMode, Signal
 from ..sessions import cfr
 from ..validation import MAX_K
+from .schemas import Time
 
 MAX_ITEMS = 100
 """Most memories or turns one ``add_memories`` / ``add_turns`` call takes."""
@@ -93,8 +94,8 @@ class TurnItem(_Input):
     content: str = Field(min_length=1, description="The message text.")
     speaker: str | None = Field(default=None, description="The speaker's name.")
     agent_id: str | None = Field(default=None, description="Scope the turn to one agent.")
-    created_at: datetime | None = Field(default=None,
-                                        description="When it was said (default: now, UTC).")
+    created_at: Time | None = Field(default=None,
+                                    description="When it was said (default: now, UTC).")
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -144,8 +145,8 @@ class SearchInput(_Input):
     kinds: list[RecordKind] | None = Field(default=None, description="Only these record kinds.")
     thread_id: str | None = Field(default=None, description="Only this thread.")
     agent_id: str | None = Field(default=None, description="Only this agent's records.")
-    since: datetime | None = Field(default=None, description="Created at or after (ISO 8601).")
-    until: datetime | None = Field(default=None, description="Created before (ISO 8601).")
+    since: Time | None = Field(default=None, description="Created at or after (ISO 8601).")
+    until: Time | None = Field(default=None, description="Created before (ISO 8601).")
     include_superseded: bool = Field(default=False,
                                      description="Also facts retired by reconciliation.")
 
