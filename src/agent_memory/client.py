@@ -139,12 +139,12 @@ def _as_input(item: TurnInput | Turn | Mapping[str, Any]) -> TurnInput:
     if isinstance(item, TurnInput):
         return item
     if isinstance(item, Turn):
-        return TurnInput(
-            user_id=item.user_id, thread_id=item.thread_id or "", role=item.role,
-            content=item.content, speaker=item.speaker, agent_id=item.agent_id,
-            created_at=item.created_at, metadata=item.metadata, id=item.id,
-            seq=item.seq if item.seq >= 0 else None,
-        )
+        item = {
+            "user_id": item.user_id, "thread_id": item.thread_id or "", "role": item.role,
+            "content": item.content, "speaker": item.speaker, "agent_id": item.agent_id,
+            "created_at": item.created_at, "metadata": item.metadata, "id": item.id,
+            "seq": item.seq if item.seq >= 0 else None,
+        }
     if not isinstance(item, Mapping):
         raise InvalidInputError(f"a turn must be a mapping, a TurnInput or a Turn, got "
                                 f"{type(item).__name__}")

@@ -122,3 +122,13 @@ async def test_store_put_with_a_bad_vector_is_typed(memory) -> None:
         with pytest.raises(InvalidInputError):
             await memory.store.put([replace(indexed, vectors={CONTENT: bad})])
     assert dump(path) == before
+
+
+async def test_a_turn_object_with_bad_metadata_is_typed(memory) -> None:
+    from agent_memory.models import Turn
+
+    bad = Turn(id="x1", user_id="u", thread_id="t", role="user", content="hi",
+               metadata={"a": math.nan})
+    with pytest.raises(InvalidNumberError):
+        await memory.add_turns([bad])
+    assert await memory.get_thread("u", "t") == []
