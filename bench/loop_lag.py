@@ -30,10 +30,14 @@ interval, ms; a thread waiting for the GIL waits up to this long) and ``--gc-fre
 
 Bar (issue 9): lag p99 <= 10 ms under 8 concurrent searches and 2 writers.
 
+The text-search case (issue 18): ``--mode text --searchers 200 --writers 0``, 200 concurrent
+full-text searches (no query embedding: everything but the SQLite call is Python on the
+loop's side of the store's thread hop). Bar: lag p99 <= 10 ms on a quiet machine.
+
 Usage::
 
     python bench/loop_lag.py [--size 10000] [--duration 10] [--threads 1 0] [--rounds 2]
-        [--searchers 8] [--writers 2] [--batch 1] [--json OUT]
+        [--searchers 8] [--writers 2] [--batch 1] [--mode hybrid|text|vector] [--json OUT]
 """
 
 from __future__ import annotations
@@ -106,7 +110,7 @@ async def run_once(path: Path, embedder: LocalEmbedder, threads: int, questions:
             j = i
             while time.perf_counter() < until:
                 t = time.perf_counter()
-                await memory.search(USER, questions[j % len(questions)], mode="hybrid", k=10)
+                await memory.search(USER, questions[j % len(questions)], mode=args.mode, k=10)
                 latencies.append(time.perf_counter() - t)
                 j += args.searchers
 
@@ -199,6 +203,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2, help="runs per configuration")
     parser.add_argument("--searchers", type=int, default=8, help="concurrent search tasks")
     parser.add_argument("--writers", type=int, default=2, help="concurrent add_turns tasks")
+    parser.add_argument("--mode", choices=["hybrid", "text", "vector"], default="hybrid",
+                        help="search mode of the searchers (text: the full-text case)")
     parser.add_argument("--batch", type=int, default=1, help="turns per add_turns call")
     parser.add_argument("--queries", type=int, default=200, help="distinct questions")
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO, help="locomo_dev.json")
@@ -218,7 +224,7 @@ def main() -> int:
         workdir = Path(tmp)
         embed_pool(workdir, turns)
         print(
-            f"\nEvent-loop lag: a 1 ms ticker beside {args.searchers} hybrid searches (k=10) "
+            f"\nEvent-loop lag: a 1 ms ticker beside {args.searchers} {args.mode} searches (k=10) "
             f"and {args.writers} writers (add_turns of {args.batch}) on one loop; one user of "
             f"{args.size:,} records from {source}; {args.duration:g} s per run, "
             f"{args.rounds} round(s); GIL switch interval {sys.getswitchinterval() * 1000:g} ms"

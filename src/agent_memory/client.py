@@ -143,6 +143,8 @@ class AsyncMemory(SessionsAPI, ConsistencyAPI, JobsAPI, RecallAPI):
         if item.speaker is not None:
             check.text(item.speaker, "speaker")
         check.optional_moment(item.created_at, "created_at")
+        check.optional_record_id(item.id, "turn id")
+        check.metadata(item.metadata)
         if item.seq is not None:
             check.count(item.seq, "seq", minimum=0, maximum=2**62)
 

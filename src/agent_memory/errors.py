@@ -19,6 +19,7 @@ Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it:
     ├── ConfigError                a setting that cannot be used (bad value, missing key)
     ├── StoreError                 the store could not do what was asked
     │   ├── NotAStoreError         the file is not an agent-memory store (or is corrupt)
+    │   │   └── CorruptStoreError  the file failed its integrity check on open (nothing written)
     │   ├── EmbeddingMismatchError the store was built with another embedding model
     │   ├── SchemaVersionError     the store is newer than this library
     │   ├── RecordNotFoundError    no record with that id in the user's partition
@@ -81,6 +82,24 @@ class StoreError(AgentMemoryError):
 
 class NotAStoreError(StoreError):
     """The file exists but is not an agent-memory store, or it is corrupt."""
+
+
+class CorruptStoreError(NotAStoreError):
+    """The SQLite file failed ``PRAGMA quick_check`` when it was opened: pages or indexes
+    are damaged. The store refuses it before any write (it never writes to a file that
+    failed the check); the message names the file and the way back: restore a backup, or
+    salvage what is readable with ``sqlite3 <file> .recover | sqlite3 <new file>``.
+
+    Attributes:
+        path: the file.
+        problems: the first lines ``quick_check`` reported.
+    """
+
+    def __init__(self, message: str, path: str | None = None,
+                 problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.problems = list(problems or [])
 
 
 class EmbeddingMismatchError(StoreError):

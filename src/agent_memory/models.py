@@ -32,7 +32,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from .errors import EmptyContentError, UnknownRoleError
-from .validation import scope
+from .validation import moment, scope
 
 PROFILE_THREAD_ID = "__user_summary__"
 """``thread_id`` given to the user profile, which spans every thread (seed 000)."""
@@ -238,8 +238,8 @@ class MemoryRecord(BaseModel):
 
     @field_validator("created_at", "updated_at")
     @classmethod
-    def _utc(cls, value: datetime) -> datetime:
-        return as_utc(value)
+    def _utc(cls, value: datetime, info: Any) -> datetime:
+        return moment(value, info.field_name)  # InvalidTimeError when UTC overflows
 
 
 class Turn(MemoryRecord):

@@ -74,6 +74,7 @@ PROBLEMS: dict[type[e.AgentMemoryError], ProblemType] = {
     e.ConfigError: ProblemType(500, "Configuration Error", "config"),
     e.StoreError: ProblemType(503, "Store Unavailable", "store"),
     e.NotAStoreError: ProblemType(500, "Not A Store", "not-a-store"),
+    e.CorruptStoreError: ProblemType(500, "Corrupt Store", "corrupt-store"),
     e.EmbeddingMismatchError: ProblemType(500, "Embedding Mismatch", "embedding-mismatch"),
     e.SchemaVersionError: ProblemType(500, "Schema Version", "schema-version"),
     e.RecordNotFoundError: ProblemType(404, "Not Found", "not-found"),

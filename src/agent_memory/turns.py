@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from . import validation as check
 from .errors import InvalidInputError
@@ -39,6 +39,37 @@ class TurnInput(BaseModel):
     id: str | None = None
     seq: int | None = None
 
+    # Before pydantic's coercion: bytes are not text, a number is not a time, "10" is not a seq.
+    @field_validator("content", "speaker", mode="before")
+    @classmethod
+    def _text(cls, value: Any, info: Any) -> Any:
+        return check.strict_text(value, info.field_name)
+
+    @field_validator("user_id", "thread_id", "agent_id", mode="before")
+    @classmethod
+    def _scope(cls, value: Any, info: Any) -> Any:
+        return value if value is None else check.scope(value, info.field_name)
+
+    @field_validator("created_at", mode="before")
+    @classmethod
+    def _time(cls, value: Any) -> Any:
+        return None if value is None else check.moment_input(value, "created_at")
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata(cls, value: Any) -> Any:
+        return check.metadata(value)
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id(cls, value: Any) -> Any:
+        return check.optional_record_id(value, "turn id")
+
+    @field_validator("seq", mode="before")
+    @classmethod
+    def _seq(cls, value: Any) -> Any:
+        return check.strict_int(value, "seq")
+
     def to_turn(self, seq: int) -> Turn:
         """The :class:`Turn` to store: ``id`` and ``created_at`` defaulted (a fresh
         ``turn_...`` id; now, UTC), at position ``seq`` of its thread. Scope ids are used as
@@ -67,21 +98,28 @@ def as_turn_input(item: TurnInput | Turn | Mapping[str, Any]) -> TurnInput:
     """``item`` as a :class:`TurnInput` (a stored :class:`Turn` keeps its id, time and seq).
 
     Raises:
-        InvalidInputError (subclasses): a mapping that is not a valid turn.
+        InvalidInputError (subclasses): not a mapping, ``TurnInput`` or ``Turn``, or not a
+            valid turn.
     """
     if isinstance(item, TurnInput):
         return item
     if isinstance(item, Turn):
-        return TurnInput(
-            user_id=item.user_id, thread_id=item.thread_id or "", role=item.role,
-            content=item.content, speaker=item.speaker, agent_id=item.agent_id,
-            created_at=item.created_at, metadata=item.metadata, id=item.id,
-            seq=item.seq if item.seq >= 0 else None,
-        )
+        item = {
+            "user_id": item.user_id, "thread_id": item.thread_id or "", "role": item.role,
+            "content": item.content, "speaker": item.speaker, "agent_id": item.agent_id,
+            "created_at": item.created_at, "metadata": item.metadata, "id": item.id,
+            "seq": item.seq if item.seq >= 0 else None,
+        }
+    if not isinstance(item, Mapping):
+        raise InvalidInputError(f"a turn must be a mapping, a TurnInput or a Turn, got "
+                                f"{type(item).__name__}")
     fields = dict(item)
     try:
         return TurnInput.model_validate(fields)
     except ValidationError as exc:
+        cause = exc.errors()[0].get("ctx", {}).get("error")
+        if isinstance(cause, InvalidInputError):
+            raise cause from None
         where = str(exc.errors()[0]["loc"][0]) if exc.errors()[0]["loc"] else "turn"
         if where in ("user_id", "thread_id", "agent_id"):
             require_scope(fields.get(where), where)

@@ -131,3 +131,36 @@ def test_every_command_has_the_error_handler():
     assert len(found) >= 17
     assert all(getattr(cb, HANDLES_ERRORS, False) for cb in found), [
         cb.__name__ for cb in found if not getattr(cb, HANDLES_ERRORS, False)]
+
+
+def _locomo(path, session: list, date: str = "1:56 pm on 8 May, 2023") -> None:
+    path.write_text(json.dumps([{"sample_id": "s1", "qa": [], "conversation": {
+        "speaker_a": "A", "speaker_b": "B", "session_1_date_time": date,
+        "session_1": session}}]))
+
+
+def test_ingest_of_hostile_files_is_one_line_exit_2(seeded, tmp_path):
+    """Times that overflow in UTC, turns that are not objects, numbers for times, deep JSON."""
+    base = {"user_id": "victim", "thread_id": "t9", "role": "user", "content": "hi"}
+    for bad, error in (({"created_at": "9999-12-31T23:59:59-01:00"}, "InvalidTimeError"),
+                       ({"created_at": "0001-01-01T00:00:00+01:00"}, "InvalidTimeError"),
+                       ({"created_at": 10**12}, "InvalidTimeError"),
+                       ({"content": 5}, "InvalidTextError"),
+                       ({"id": ""}, "InvalidInputError"),
+                       ({"thread_id": "a/b"}, "InvalidScopeError")):
+        data = tmp_path / "turns.jsonl"
+        _jsonl(data, [{**base, **bad}])
+        _bad(["ingest", str(data), "--store", str(seeded)], seeded, error)
+    data = tmp_path / "nan.jsonl"
+    data.write_text(json.dumps(base)[:-1] + ', "metadata": {"x": NaN}}\n')
+    _bad(["ingest", str(data), "--store", str(seeded)], seeded, "InvalidNumberError")
+    data.write_text("[" * 100_000 + "\n")
+    _bad(["ingest", str(data), "--store", str(seeded)], seeded, "InvalidInputError")
+    turns = [{"dia_id": f"D1:{i}", "speaker": "A", "text": "hi"} for i in range(1, 40)]
+    data = tmp_path / "locomo.json"
+    _locomo(data, turns, "11:59 pm on 31 December, 9999")
+    _bad(["ingest", str(data), "-f", "locomo", "--store", str(seeded)], seeded,
+         "InvalidTimeError")
+    _locomo(data, ["a turn that is a string"])
+    _bad(["ingest", str(data), "-f", "locomo", "--store", str(seeded)], seeded,
+         "InvalidInputError")

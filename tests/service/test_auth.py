@@ -80,6 +80,33 @@ def test_scope_header_format() -> None:
             parse_scope_header(bad)
 
 
+def test_scope_header_reads_admin_strictly() -> None:
+    assert parse_scope_header("tenant=acme; admin=true").admin
+    assert parse_scope_header("tenant=acme; admin=TRUE").admin
+    for value in ("no", "false", "0", "", "off", "yes", "1", "true,false"):
+        with pytest.raises(InvalidInputError, match="admin"):
+            parse_scope_header(f"tenant=acme; admin={value}")
+
+
+def test_trusted_header_with_a_false_admin_is_401(tmp_path, local_embedder) -> None:
+    settings = Settings.load(store=str(tmp_path / "memory.db"))
+    app = create_app(settings, service=ServiceSettings.load(trusted_header="X-User-Scope"),
+                     memory=AsyncMemory(settings, embedder=local_embedder))
+    running = serve(app, KeyStore(tmp_path / "unused.db"))
+    try:
+        with running.client(**{"X-User-Scope": "tenant=acme; users=alice"}) as client:
+            assert client.post("/v1/users/alice/threads/t/turns", json={
+                "role": "user", "content": "hello"}).status_code == 201
+        with running.client() as client:
+            for value in ("no", "false", "0"):
+                _unauthorized(client.get("/v1/users/alice/threads", headers={
+                    "X-User-Scope": f"tenant=t; admin={value}"}))
+                _unauthorized(client.get("/v1/jobs", headers={
+                    "X-User-Scope": f"tenant=t; admin={value}"}))
+    finally:
+        running.stop()
+
+
 def test_trusted_header_mode(tmp_path, local_embedder) -> None:
     settings = Settings.load(store=str(tmp_path / "memory.db"))
     app = create_app(settings, service=ServiceSettings.load(trusted_header="X-User-Scope"),

@@ -78,3 +78,21 @@ def test_the_mcp_endpoint_answers_401_without_a_key(served) -> None:
         answer = anonymous.post("/mcp/", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
                                 headers={"Accept": "application/json, text/event-stream"})
         assert answer.status_code == 401
+
+
+def test_a_foreign_host_is_refused_at_mcp_without_a_redirect(served) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    accept = "application/json, text/event-stream"
+    with served.client("alice") as alice:
+        for path in ("/mcp", "/mcp/"):
+            answer = alice.post(path, json=body, headers={"Host": "evil.example",
+                                                          "Accept": accept})
+            assert answer.status_code not in (301, 302, 307, 308), answer.headers
+            assert 400 <= answer.status_code < 500
+            assert "evil.example" not in answer.headers.get("location", "")
+        ok = alice.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                      "params": {"protocolVersion": "2025-06-18",
+                                                 "capabilities": {},
+                                                 "clientInfo": {"name": "t", "version": "1"}}},
+                        headers={"Accept": accept})
+        assert ok.status_code == 200, ok.text

@@ -159,7 +159,7 @@ async def test_problem_details_come_back_as_the_typed_errors(remote, served) -> 
         await remote.search("alice", "anything", kinds=["planet"])
     with pytest.raises(errors.InvalidScopeError):  # checked before a path is built from it
         await remote.threads("alice ")
-    with pytest.raises(errors.RecordNotFoundError):  # one encoded segment: never bob's path
+    with pytest.raises(errors.InvalidScopeError):  # '/' is refused at the source: never bob's
         await remote.threads("alice/../bob")
     await remote.add_turn("alice", "seqs", "user", "first", seq=0)
     with pytest.raises(errors.ConflictError):

@@ -96,8 +96,13 @@ def parse_turn_line(obj: Any, *, where: str = "line", position: int = 0) -> Turn
     try:
         fields["user_id"] = require_scope(obj["user_id"], "user_id")
         fields["thread_id"] = require_scope(obj["thread_id"], "thread_id")
-        if isinstance(obj["content"], str):
-            check.text(obj["content"], "content")
+        check.strict_text(obj["content"], "content")
+        check.text(obj["content"], "content")
+        check.strict_text(obj.get("speaker"), "speaker")
+        if obj.get("created_at") is not None:
+            fields["created_at"] = check.moment_input(obj["created_at"], "created_at")
+        check.metadata(obj.get("metadata"))
+        check.optional_record_id(obj.get("id"), "id")
     except InvalidInputError as exc:
         raise _line_error(where, str(exc), type(exc)) from None
     if fields.get("metadata") is None:
@@ -156,6 +161,8 @@ def iter_jsonl(path: str | Path) -> Iterator[Turn]:
             except json.JSONDecodeError as exc:
                 raise InvalidInputError(f"{where}: invalid JSON: {exc.msg} (column {exc.colno})") \
                     from None
+            except RecursionError:
+                raise InvalidInputError(f"{where}: JSON nested too deeply") from None
             scope = (str(obj.get("user_id")), str(obj.get("thread_id"))) \
                 if isinstance(obj, dict) else ("", "")
             turn = parse_turn_line(obj, where=where, position=positions[scope])

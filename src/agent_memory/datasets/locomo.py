@@ -40,7 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, InvalidTimeError
 from ..models import Role, Turn
 from .jsonl import from_validation_error
 from .locomo_references import LocomoObservation, parse_observations, parse_session_summaries
@@ -242,6 +242,9 @@ def normalize_evidence(raw: Iterable[Any], known: Collection[str] | None = None)
 
 
 def _turn(sample_id: str, thread: str, seq: int, at: datetime, raw: Mapping[str, Any]) -> Turn:
+    if not isinstance(raw, Mapping):
+        raise InvalidInputError(f"{sample_id} {thread} turn {seq}: a turn must be an object, "
+                                f"got {type(raw).__name__}")
     dia_id = normalize_dia_id(str(raw.get("dia_id", "")))
     text, speaker = raw.get("text"), raw.get("speaker")
     if dia_id is None or not isinstance(text, str) or not isinstance(speaker, str):
@@ -258,6 +261,11 @@ def _turn(sample_id: str, thread: str, seq: int, at: datetime, raw: Mapping[str,
             if raw.get(key) is not None:
                 metadata[key] = raw[key]
     try:
+        when = at + seq * TURN_STEP
+    except OverflowError:
+        raise InvalidTimeError(f"{sample_id} {thread} turn {dia_id}: its time (session date "
+                               f"{at.isoformat()} plus {seq} turns) is out of range") from None
+    try:
         return Turn(
             id=turn_id(sample_id, dia_id),
             user_id=sample_id,
@@ -266,8 +274,8 @@ def _turn(sample_id: str, thread: str, seq: int, at: datetime, raw: Mapping[str,
             speaker=speaker,
             content=content,
             seq=seq,
-            created_at=at + seq * TURN_STEP,
-            updated_at=at + seq * TURN_STEP,
+            created_at=when,
+            updated_at=when,
             metadata=metadata,
         )
     except ValidationError as exc:

@@ -80,7 +80,7 @@ async def _summarize(c: Components, user_id: str, thread_id: str, recent_k: int 
         thread_id=thread_id,
         agent_id=turns[-1].agent_id if previous is None else previous.agent_id,
         content=text,
-        key_topics=ground_topics(draft.key_topics, sources.texts, sources.tainted)[:5],
+        key_topics=ground_topics(draft.key_topics, sources.people, sources.tainted)[:5],
         start_time=previous.start_time if previous and previous.start_time else turns[0].created_at,
         end_time=turns[-1].created_at,
         status=previous.status if previous else ThreadSummary.model_fields["status"].default,

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .. import validation as check
 from ..errors import AgentMemoryError, ContentTooLargeError, InvalidInputError
@@ -58,6 +58,46 @@ class MemoryInput(BaseModel):
     valid_from: datetime | None = None
     valid_until: datetime | None = None
     id: str | None = None
+
+    # Before pydantic's coercion: bytes are not text, "7" is not an importance, a number is
+    # not a time; metadata holds JSON values only.
+    @field_validator("content", "collection", "retrieval_key", "agent_id", "thread_id",
+                     "category", "subject", mode="before")
+    @classmethod
+    def _text(cls, value: Any, info: Any) -> Any:
+        return check.strict_text(value, info.field_name)
+
+    @field_validator("importance", mode="before")
+    @classmethod
+    def _importance(cls, value: Any) -> Any:
+        return check.strict_int(value, "importance")
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _confidence(cls, value: Any) -> Any:
+        return check.number(value, "confidence", minimum=0.0, maximum=1.0)
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _metadata(cls, value: Any) -> Any:
+        return check.metadata(value)
+
+    @field_validator("created_at", mode="before")
+    @classmethod
+    def _time(cls, value: Any) -> Any:
+        return None if value is None else check.moment_input(value, "created_at")
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id(cls, value: Any) -> Any:
+        return check.optional_record_id(value, "id")
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _evidence(cls, value: Any) -> Any:
+        if not isinstance(value, list):
+            raise InvalidInputError("evidence must be a list of turn ids")
+        return [check.record_id(v, "evidence id") for v in value]
 
 
 class AddFailure(BaseModel):
@@ -162,17 +202,21 @@ async def add_memories(
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"]) or "item"
-            result.failed.append(AddFailure(index=index, item=raw, error=f"{where}: {err['msg']}"))
+            cause = err.get("ctx", {}).get("error")
+            reason = str(cause) if isinstance(cause, AgentMemoryError) else f"{where}: {err['msg']}"
+            result.failed.append(AddFailure(index=index, item=check.json_safe(raw),
+                                            error=check.json_safe(reason)))
             continue
         except (AgentMemoryError, TypeError, ValueError) as exc:
-            result.failed.append(AddFailure(index=index, item=raw, error=str(exc)))
+            result.failed.append(AddFailure(index=index, item=check.json_safe(raw),
+                                            error=check.json_safe(str(exc))))
             continue
         ready.append((index, fact))
     # ids given by the caller that already exist are reported, not overwritten (a record is
     # replaced only through a read copy with its version)
     taken = {r.id for r in await c.store.get(user_id, [f.id for _, f in ready])}
     for index, fact in [(i, f) for i, f in ready if f.id in taken]:
-        result.failed.append(AddFailure(index=index, item=items_list[index],
+        result.failed.append(AddFailure(index=index, item=check.json_safe(items_list[index]),
                                         error=f"a record with id {fact.id!r} already exists"))
     ready = [(i, f) for i, f in ready if f.id not in taken]
     result.failed.sort(key=lambda failure: failure.index)

@@ -212,6 +212,7 @@ def create_app(
 
     if mcp_app is not None:
         app.mount("/mcp", mcp_app)
+        app.add_middleware(MountRoot, prefix="/mcp")
     if ui:
         from .ui import mount_ui
 
@@ -220,6 +221,23 @@ def create_app(
         app.mount(path, mounted)
     app.add_middleware(BodyLimit, limit=service.max_body_bytes)
     return app
+
+
+class MountRoot:
+    """ASGI middleware: a request for ``prefix`` itself goes to the app mounted there as if it
+    were for ``prefix/``. Without it Starlette answers ``POST /mcp`` with a 307 redirect built
+    from the request's ``Host`` header, before the mounted app's own ``Host`` check (a foreign
+    host would be sent to itself)."""
+
+    def __init__(self, app: Any, prefix: str) -> None:
+        self.app = app
+        self.prefix = prefix
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope.get("path") == self.prefix:
+            root = self.prefix + "/"
+            scope = {**scope, "path": root, "raw_path": root.encode()}
+        await self.app(scope, receive, send)
 
 
 def openapi(app: FastAPI) -> dict[str, Any]:

@@ -14,6 +14,9 @@ Three modes, chosen by :class:`~.settings.ServiceSettings`:
       X-User-Scope: tenant=acme; prefix=acme%3A
       X-User-Scope: tenant=acme; admin
 
+  ``admin`` is read strictly: ``admin`` or ``admin=true`` (any case) grants admin; any other
+  value (``admin=false``, ``admin=0``, ``admin=no``, ``admin=``) makes the header malformed,
+  so a gateway that writes an explicit false value never makes its callers admins.
   A missing or malformed header answers 401.
 - **No auth** (``no_auth``, loopback only): every request acts as admin.
 
@@ -48,7 +51,7 @@ def parse_scope_header(value: str) -> Scope:
 
     Raises:
         InvalidInputError: a malformed header (no tenant, unknown names, not exactly one of
-            users / prefix / admin, bad ids).
+            users / prefix / admin, bad ids, an ``admin`` value other than ``true``).
     """
     parts: dict[str, str | None] = {}
     for piece in value.split(";"):
@@ -67,6 +70,9 @@ def parse_scope_header(value: str) -> Scope:
              for u in (parts.get("users") or "").split(",") if u.strip()]
     if "users" in parts and not users:
         raise InvalidInputError("scope header: users is empty")
+    if "admin" in parts and parts["admin"] is not None and parts["admin"].lower() != "true":
+        raise InvalidInputError("scope header: admin takes no value other than 'true' "
+                                f"(got {parts['admin']!r}); omit it for a non-admin scope")
     prefix = parts.get("prefix")
     return check_scope(tenant, users, unquote(prefix, errors="strict") if "prefix" in parts
                        and prefix is not None else ("" if "prefix" in parts else None),

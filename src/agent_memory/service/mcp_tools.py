@@ -39,6 +39,7 @@ from ..recall.collections import AddFailure, MemoryInput
 from ..retrieval.hits import Hit, SearchMode, Signal
 from ..sessions import cfr
 from ..validation import MAX_K
+from .schemas import Time
 
 MAX_ITEMS = 100
 """Most memories or turns one ``add_memories`` / ``add_turns`` call takes."""
@@ -97,8 +98,8 @@ class TurnItem(_Input):
     content: str = Field(min_length=1, description="The message text.")
     speaker: str | None = Field(default=None, description="The speaker's name, if known.")
     agent_id: str | None = Field(default=None, description="Keep it for this agent only.")
-    created_at: datetime | None = Field(default=None,
-                                        description="When it was said (default: now, UTC).")
+    created_at: Time | None = Field(default=None,
+                                    description="When it was said (default: now, UTC).")
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -153,13 +154,13 @@ class SearchInput(_Input):
                                   "['turn'] for past messages; leave out for all.")
     thread_id: str | None = Field(default=None, description="Only this conversation.")
     agent_id: str | None = Field(default=None, description="Only this agent's memories.")
-    since: datetime | None = Field(default=None,
-                                   description="Only memories from this time on (ISO 8601).")
-    until: datetime | None = Field(default=None,
-                                   description="Only memories from before this time (ISO 8601).")
+    since: Time | None = Field(default=None,
+                               description="Only memories from this time on (ISO 8601).")
+    until: Time | None = Field(default=None,
+                               description="Only memories from before this time (ISO 8601).")
     include_superseded: bool = Field(
         default=False, description="Also facts replaced by newer ones (to see what changed).")
-    as_of: datetime | None = Field(
+    as_of: Time | None = Field(
         default=None, description="Only the facts that were true at this time (ISO 8601), e.g. "
         "to answer where the user lived then; leave out for what holds now.")
     detail: bool = Field(

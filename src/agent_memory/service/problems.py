@@ -14,8 +14,6 @@ scope (:mod:`.auth`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -33,6 +31,7 @@ from ..problems import (
     problem_of,
     problem_type,
 )
+from ..validation import json_safe
 
 __all__ = [
     "BODY_TOO_LARGE_TYPE", "NOT_FOUND", "PROBLEMS", "PROBLEM_JSON", "UNAUTHORIZED", "Problem",
@@ -41,20 +40,13 @@ __all__ = [
 
 
 def problem_response(problem: Problem, headers: dict[str, str] | None = None) -> JSONResponse:
-    """``problem`` as a response with the problem media type."""
-    return JSONResponse(problem.model_dump(exclude_none=True), status_code=problem.status,
+    """``problem`` as a response with the problem media type (every string made valid
+    UTF-8, so a refusal that quotes a lone surrogate still serialises)."""
+    return JSONResponse(json_safe(problem.model_dump(exclude_none=True)),
+                        status_code=problem.status,
                         media_type=PROBLEM_JSON, headers=headers)
 
 
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    if value is None or isinstance(value, bool | int | float | str):
-        return value if not isinstance(value, str) else value.encode(
-            "utf-8", "backslashreplace").decode("utf-8")
-    return repr(value)
 
 
 def install(app: FastAPI) -> None:
@@ -66,7 +58,11 @@ def install(app: FastAPI) -> None:
 
     async def validation_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        found = [{"loc": _json_safe(list(err.get("loc", ()))), "msg": str(err.get("msg")),
+        for err in exc.errors():  # a library check run inside the schema: its own type
+            cause = (err.get("ctx") or {}).get("error")
+            if isinstance(cause, e.AgentMemoryError):
+                return problem_response(problem_of(cause))
+        found = [{"loc": json_safe(list(err.get("loc", ()))), "msg": str(err.get("msg")),
                   "type": str(err.get("type"))} for err in exc.errors()]
         kind = PROBLEMS[e.InvalidInputError]
         first = found[0] if found else {"loc": [], "msg": "invalid request"}

@@ -6,7 +6,6 @@ inside its scope.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -27,6 +26,7 @@ from .schemas import (
     MemoryPage,
     RecallBody,
     SearchBody,
+    Time,
     TurnBatch,
     TurnBody,
 )
@@ -82,13 +82,13 @@ async def list_memories(
     kind: Annotated[list[str] | None, Query(description="Record kinds (repeatable).")] = None,
     thread_id: str | None = None,
     agent_id: str | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
+    since: Time | None = None,
+    until: Time | None = None,
     include_superseded: bool = False,
     newest_first: bool = False,
     limit: int = 100,
     cursor: str | None = None,
-    as_of: Annotated[datetime | None, Query(
+    as_of: Annotated[Time | None, Query(
         description="Facts valid at this time (ISO 8601), including those a later "
                     "contradiction retired; default: current facts only.")] = None,
 ) -> MemoryPage:

@@ -5,21 +5,45 @@ Responses reuse the library's models where they are the shape (``Turn``, ``Hit``
 arguments, with the same defaults; values are checked by the client itself, so a bad one
 answers with the same typed error (as problem details) the Python API raises. Options the
 client parses leniently (a turn's ``role`` accepts ``agent``; record kinds) are plain strings.
+Types are strict where the document says ``integer``, ``number`` or ``boolean`` (``"10"`` or
+``true`` for an integer is refused, never coerced) and a time is an ISO 8601 string.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+)
 
+from ..errors import InvalidTimeError
 from ..models import AnyRecord
 from ..recall.scoring import RelevanceSource
 from ..recall.strategies import Strategy
 from ..retrieval.hits import SearchMode
 from ..sessions.cfr import DEFAULT_MAX_ROUNDS
-from ..validation import MAX_K
+from ..validation import MAX_K, moment_input
+
+
+def _time(value: Any) -> Any:
+    if isinstance(value, datetime) or value is None:
+        return value
+    if not isinstance(value, str):  # JSON numbers are not times (seconds? milliseconds?)
+        raise InvalidTimeError("a time must be an ISO 8601 string, not a number")
+    return moment_input(value, "time")
+
+
+Time = Annotated[datetime, BeforeValidator(_time)]
+"""A time in a request: an ISO 8601 string only (a number is refused, never read as seconds
+or milliseconds since the epoch)."""
 
 
 class _Body(BaseModel):
@@ -36,10 +60,10 @@ class TurnBody(_Body):
     content: str
     speaker: str | None = None
     agent_id: str | None = None
-    created_at: datetime | None = None
+    created_at: Time | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     id: str | None = None
-    seq: int | None = None
+    seq: StrictInt | None = None
 
 
 class BatchTurn(TurnBody):
@@ -63,14 +87,14 @@ class SearchBody(_Body):
 
     query: str
     mode: SearchMode = SearchMode.HYBRID
-    k: int = 10
+    k: StrictInt = 10
     kinds: list[str] | None = None
     thread_id: str | None = None
     agent_id: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
-    include_superseded: bool = False
-    as_of: datetime | None = None
+    since: Time | None = None
+    until: Time | None = None
+    include_superseded: StrictBool = False
+    as_of: Time | None = None
 
 
 class RecallBody(_Body):
@@ -80,18 +104,18 @@ class RecallBody(_Body):
     agent_id: str | None = None
     collections: list[str] | None = None
     kinds: list[str] | None = None
-    top_k_vectors: int = 10
-    relevance_alpha: float = 1.0
-    importance_alpha: float = 1.0
-    recency_alpha: float = 1.0
-    min_score: float = 0.0
-    max_memories: int = 10
+    top_k_vectors: StrictInt = 10
+    relevance_alpha: StrictFloat = 1.0
+    importance_alpha: StrictFloat = 1.0
+    recency_alpha: StrictFloat = 1.0
+    min_score: StrictFloat = 0.0
+    max_memories: StrictInt = 10
     strategy: Strategy = Strategy.HARD_LIMIT
     relevance: RelevanceSource = RelevanceSource.COSINE
-    default_importance: int = 5
-    update_access: bool = True
-    reduce_batch_size: int = 10
-    summary_max_tokens: int = 300
+    default_importance: StrictInt = 5
+    update_access: StrictBool = True
+    reduce_batch_size: StrictInt = 10
+    summary_max_tokens: StrictInt = 300
 
 
 class MemoriesBody(_Body):
@@ -127,7 +151,7 @@ class SessionTurnBody(_Body):
     role: str
     content: str
     speaker: str | None = None
-    created_at: datetime | None = None
+    created_at: Time | None = None
     metadata: dict[str, Any] | None = None
 
 
@@ -141,13 +165,13 @@ class RetrieveFactsBody(_Body):
     """Contextual fact retrieval: a question about the user; ``max_rounds`` 1-20."""
 
     query: str
-    max_rounds: int = DEFAULT_MAX_ROUNDS
+    max_rounds: StrictInt = DEFAULT_MAX_ROUNDS
 
 
 class ReconcileBody(_Body):
     """Reconcile the ``n`` most recent active facts (1-1,000)."""
 
-    n: int = 50
+    n: StrictInt = 50
 
 
 class ForgetRecordsBody(_Body):
@@ -160,8 +184,8 @@ class ExpireBody(_Body):
     """Delete the user's raw turns older than ``older_than_seconds``, or before ``before``
     (exactly one)."""
 
-    older_than_seconds: float | None = None
-    before: datetime | None = None
+    older_than_seconds: StrictFloat | None = None
+    before: Time | None = None
 
 
 class Collections(_Body):

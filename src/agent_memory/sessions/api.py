@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from .. import validation as check
-from ..errors import InvalidInputError, SessionNotFoundError
+from ..errors import SessionNotFoundError
 from ..models import (
     RecordKind,
     Role,
@@ -75,8 +75,8 @@ class SessionsAPI:
             InvalidInputError: the session already ended.
         """
         user_id = require_scope(user_id)
-        session_id = require_scope(session_id or f"session_{uuid.uuid4().hex[:16]}",
-                                   "session_id")
+        session_id = require_scope(session_id if session_id is not None
+                                   else f"session_{uuid.uuid4().hex[:16]}", "session_id")
         check.optional_scope(agent_id, "agent_id")
         await self.connect()
         await MemoryKeeper.open(self, user_id, session_id, agent_id=agent_id,  # type: ignore[arg-type]
@@ -124,8 +124,7 @@ class SessionsAPI:
         if speaker is not None:
             check.text(speaker, "speaker")
         check.optional_moment(created_at, "created_at")
-        if metadata is not None and not isinstance(metadata, dict):
-            raise InvalidInputError("metadata must be a dict")
+        check.metadata(metadata)
         await self.connect()
         keeper = self._keeper(user_id, session_id)
         try:

@@ -350,8 +350,8 @@ class MemoryKeeper:
             id=f"interaction_{self.session_id}_{chunk[0].seq}",
             user_id=self.user_id, thread_id=self.session_id, agent_id=record.agent_id,
             content=flatten(chunk), summary=described,
-            topics=ground_topics(draft.topics, sources.texts, sources.tainted),
-            entities=ground_topics(draft.entities, sources.texts, sources.tainted), evidence=ids,
+            topics=ground_topics(draft.topics, sources.people, sources.tainted),
+            entities=ground_topics(draft.entities, sources.people, sources.tainted), evidence=ids,
             created_at=chunk[0].created_at,
             metadata={"first_seq": chunk[0].seq, "last_seq": chunk[-1].seq},
         )
@@ -371,7 +371,7 @@ class MemoryKeeper:
             rejected["session summary"] += refused
             update |= {
                 "content": content or record.content,
-                "key_topics": ground_topics(folded.key_topics, folded_sources.texts,
+                "key_topics": ground_topics(folded.key_topics, folded_sources.people,
                                             folded_sources.tainted)[:5],
                 "watermark_seq": new[-1].seq,
                 "turn_count": record.turn_count + len(new),

@@ -229,13 +229,13 @@ class MemoryStore(ABC):
         vectors (for flags, supersede fields, status: nothing is re-embedded), each only if
         its stored version is still the record's ``etag``. Atomic per user.
 
-        Records that no longer exist (by ``(user_id, id)``) are skipped.
-
         Returns:
             The records as stored, with their new ``etag``.
 
         Raises:
             ConflictError: a stored version differs; nothing is written.
+            RecordNotFoundError: a record no longer exists (by ``(user_id, id)``: deleted since
+                it was read, or another user's); nothing is written.
             InvalidInputError: a record has no ``etag`` (it was not read from a store).
         """
 

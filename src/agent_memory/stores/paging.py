@@ -15,6 +15,7 @@ import binascii
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInputError
@@ -50,18 +51,53 @@ def encode_cursor(key: Sequence[Any]) -> str:
     return base64.urlsafe_b64encode(json.dumps(list(key)).encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> tuple[float, int, str]:
-    """The position a cursor names.
+MAX_CURSOR_CHARS = 1_024
+"""Longest cursor accepted: a real one is well under 200 characters (three short values)."""
+
+MAX_SEQ = 2**63 - 1
+"""Largest ``seq`` SQLite can bind (a signed 64-bit integer)."""
+
+
+def load_cursor(cursor: Any) -> list[Any]:
+    """The JSON array a cursor encodes, checked only for being a short flat 3-item array.
 
     Raises:
-        InvalidInputError: the cursor was not made by :func:`encode_cursor`.
+        InvalidInputError: not a string, longer than :data:`MAX_CURSOR_CHARS`, not base64 of
+            JSON, deeply nested, or not an array of three values.
     """
+    shown = repr(cursor[:40]) if isinstance(cursor, str) else type(cursor).__name__
+    if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR_CHARS:
+        raise InvalidInputError(f"not a page cursor: {shown}")
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created, seq, rid = json.loads(raw)
-        return float(created), int(seq), str(rid)
-    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError) as exc:
-        raise InvalidInputError(f"not a page cursor: {cursor[:40]!r}") from exc
+        values = json.loads(raw)
+    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError, RecursionError) as exc:
+        raise InvalidInputError(f"not a page cursor: {shown}") from exc
+    if not isinstance(values, list) or len(values) != 3:
+        raise InvalidInputError(f"not a page cursor: {shown}")
+    return values
+
+
+def decode_cursor(cursor: str) -> tuple[float, int, str]:
+    """The position a cursor names: ``(created_at seconds, seq, id)``.
+
+    Raises:
+        InvalidInputError: the cursor was not made by :func:`encode_cursor` (wrong types, a
+            time outside ``datetime``'s range, a ``seq`` SQLite cannot bind, ...).
+    """
+    created, seq, rid = load_cursor(cursor)
+    fine = (isinstance(created, int | float) and not isinstance(created, bool)
+            and isinstance(seq, int) and not isinstance(seq, bool) and -1 <= seq <= MAX_SEQ
+            and isinstance(rid, str))
+    try:
+        if fine:
+            datetime.fromtimestamp(float(created), UTC)
+            rid.encode("utf-8")
+    except (OverflowError, ValueError, OSError, UnicodeEncodeError):
+        fine = False
+    if not fine:
+        raise InvalidInputError(f"not a page cursor: {cursor[:40]!r}")
+    return float(created), int(seq), rid
 
 
 async def page_by_listing(store: MemoryStore, user_id: str, query: RecordQuery,

@@ -13,7 +13,12 @@ import random
 import numpy as np
 import pytest
 
-from ..errors import DimensionMismatchError, InvalidInputError, MissingScopeError
+from ..errors import (
+    DimensionMismatchError,
+    InvalidInputError,
+    MissingScopeError,
+    RecordNotFoundError,
+)
 from ..models import Fact, Interaction, RecordKind, SupersedeReason, Turn
 from ..stores.base import Capability, Indexed, MemoryStore, RecordQuery
 from ._harness import Connect, StoreHarness, requires
@@ -184,10 +189,12 @@ class RecordTests(StoreHarness):
         assert [h.record.id for h in hits] == ["fu"]
         hits = await store.text_search("alice", "green tea", EVERYTHING, 5)
         assert [h.record.superseded_by for h in hits] == ["other"]
-        # Unknown ids and other users' ids are skipped; nothing is created.
+        # Unknown ids (deleted meanwhile) and other users' ids raise; nothing is written.
         ghost = fact.model_copy(update={"id": "ghost"})
         bobs = fact.model_copy(update={"user_id": "bob"})
-        assert await store.update([ghost, bobs]) == []
+        for gone in ([ghost], [bobs], [ghost, bobs]):
+            with pytest.raises(RecordNotFoundError):
+                await store.update(gone)
         assert await store.get("alice", ["ghost"]) == [] and await store.get("bob", ["fu"]) == []
 
     async def test_users_never_see_each_other(self, store: MemoryStore) -> None:

@@ -30,11 +30,11 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-import numpy as np
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
-from ...errors import DimensionMismatchError, InvalidInputError, StoreError
+from ... import validation as check
+from ...errors import InvalidInputError, StoreError
 from ...models import RECORD_ADAPTER, Fact, MemoryRecord, RecordKind, Turn, as_utc
 from ..base import CONTENT, Indexed
 
@@ -78,13 +78,7 @@ def check_vector(vector: Any, dim: int, what: str) -> list[float]:
         DimensionMismatchError: wrong shape.
         InvalidInputError: NaN or infinity.
     """
-    arr = np.asarray(vector, dtype=np.float32)
-    if arr.ndim != 1 or arr.shape[0] != dim:
-        raise DimensionMismatchError(
-            f"{what}: vector of shape {arr.shape}, but the store holds {dim}-dimensional vectors")
-    if not np.isfinite(arr).all():
-        raise InvalidInputError(f"{what}: vector contains NaN or infinity")
-    return [float(x) for x in arr]
+    return [float(x) for x in check.vector(vector, dim, what)]
 
 
 def check_text(text: str, what: str) -> None:

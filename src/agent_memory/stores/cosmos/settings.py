@@ -105,13 +105,17 @@ class CosmosSettings(BaseModel):
                 the process environment).
 
         Raises:
-            ConfigError: not a Cosmos URL, no host, an unknown query parameter or a bad value
+            ConfigError: not a Cosmos URL (``cosmos:x`` without ``//`` included), no host,
+                an unknown query parameter or a bad value
                 (the message never contains the key).
         """
         scheme, sep, rest = url.partition(":")
         if not sep or scheme.lower() not in SCHEMES:
             raise ConfigError(f"not a Cosmos DB store URL (expected cosmos://host): "
                               f"{scheme}:...")
+        if not rest.startswith("/"):  # "cosmos:x" is neither a URL nor a path: no guessing
+            raise ConfigError(f"not a Cosmos DB store URL (expected cosmos://host): "
+                              f"{scheme}:{rest[:40]}")
         http = "http" if scheme.lower() == "cosmos+http" else "https"
         rest = "//" + rest.lstrip("/")
         parts = urlsplit(rest)

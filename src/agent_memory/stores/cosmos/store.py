@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import binascii
 import json
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -34,7 +33,7 @@ from ...errors import (
 from ...models import MemoryRecord, RecordKind, Turn, as_utc, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from ..conditional import backoff
-from ..paging import DEFAULT_PAGE_SIZE, Page
+from ..paging import DEFAULT_PAGE_SIZE, MAX_SEQ, Page, load_cursor
 from ..search import SearchHit, StoreSearch
 from . import search as cosmos_search
 from .charges import Charge, ChargeTally
@@ -349,10 +348,11 @@ class CosmosStore(MemoryStore):
     async def update(self, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         """Replace the documents of existing records, keeping their index text and vectors,
         each conditional on the record's ``etag``; atomic per batch of one user's records.
-        Records no longer stored are skipped.
 
         Raises:
             ConflictError: a stored version differs; nothing of that batch is written.
+            RecordNotFoundError: a record no longer exists (deleted since it was read);
+                nothing of that batch is written.
             InvalidInputError: a record has no ``etag``.
         """
         for record in records:
@@ -379,9 +379,12 @@ class CosmosStore(MemoryStore):
 
         for attempt in range(MAX_ATTEMPTS):
             stored = {doc["id"]: doc for doc in await self._docs(user_id, [r.id for r in records])}
-            present = [r for r in records if r.id in stored]
-            if not present:
-                return []
+            gone = [r.id for r in records if r.id not in stored]
+            if gone:
+                raise RecordNotFoundError(f"record {gone[0]!r} of user {user_id!r} no longer "
+                                          "exists (deleted since it was read); nothing was "
+                                          "updated")
+            present = records
             operations = []
             for record in present:
                 old = stored[record.id]
@@ -708,13 +711,14 @@ def _decode(cursor: str) -> tuple[str, int, str]:
     Raises:
         InvalidInputError: not a cursor of this store.
     """
+    created, seq, rid = load_cursor(cursor)
     try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        created, seq, rid = json.loads(raw)
-        if not isinstance(created, str) or not isinstance(rid, str):
+        if (not isinstance(created, str) or not isinstance(rid, str) or isinstance(seq, bool)
+                or not isinstance(seq, int) or not -1 <= seq <= MAX_SEQ):
             raise TypeError("cursor fields")
         timestamp(datetime.fromisoformat(created))
-        return created, int(seq), rid
-    except (binascii.Error, ValueError, TypeError, UnicodeDecodeError) as exc:
+        rid.encode("utf-8")
+        return created, seq, rid
+    except (ValueError, TypeError, OverflowError, UnicodeEncodeError) as exc:
         raise InvalidInputError(f"not a page cursor: {cursor[:40]!r}") from exc
 

@@ -20,16 +20,48 @@ import functools
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from ..._threads import lower_priority
-from ...errors import StoreError
+from ...errors import CorruptStoreError, StoreError
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+QUICK_CHECK_LINES = 5
+"""Problems ``quick_check`` reports that a :class:`CorruptStoreError` quotes."""
+
+
+def check_integrity(conn: sqlite3.Connection, path: Path) -> None:
+    """Run ``PRAGMA quick_check`` on a store file before anything writes to it.
+
+    ``quick_check`` reads every page of the file and checks its b-tree structure, record
+    formats and constraints (not that index entries match their rows, which ``integrity_check``
+    adds at several times the cost); see https://www.sqlite.org/pragma.html#pragma_quick_check.
+    Its cost grows with the file: measured by ``bench/store_open.py`` (BENCHMARKS.md, "Opening
+    a store").
+
+    Raises:
+        CorruptStoreError: the check reports damage, or SQLite finds the file malformed while
+            checking it; the message names the file and how to recover it.
+    """
+    try:
+        rows = [str(r[0]) for r in conn.execute(
+            f"PRAGMA quick_check({QUICK_CHECK_LINES})").fetchall()]
+    except sqlite3.DatabaseError as exc:
+        rows = [str(exc)]
+    if rows == ["ok"]:
+        return
+    raise CorruptStoreError(
+        f"{path} failed its integrity check (PRAGMA quick_check: {'; '.join(rows)}); it was "
+        f"not opened and nothing was written to it. Keep the file as it is and restore a "
+        f"backup, or salvage what is readable: sqlite3 '{path}' .recover | sqlite3 "
+        f"'{path}.recovered' (then open the recovered file)", str(path), rows)
 
 
 def default_threads() -> int:
@@ -70,6 +102,8 @@ class ConnectionPool:
         self._readers: list[sqlite3.Connection] = []
         self._guard = threading.Lock()
         self.closed = False
+        self._slots: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
+            weakref.WeakKeyDictionary()
         self._executor = ThreadPoolExecutor(
             max_workers=threads, thread_name_prefix=f"agent-memory-sqlite-{path.name}",
             initializer=self._mark_worker,
@@ -85,14 +119,28 @@ class ConnectionPool:
         Cancelling the awaiting task does not stop the call: a write still commits or rolls
         back as a whole.
 
+        At most :attr:`threads` calls of one event loop are submitted at a time; the others
+        wait on an ``asyncio.Semaphore``, not in the executor's queue. That bounds the work
+        handed back to the loop at once: with 200 tasks waiting in the executor queue, every
+        finished call woke its task to run the Python around the store call (validation,
+        fusion, building hits, the next call's set-up) in the same loop iteration, so one
+        iteration held hundreds of such steps and a 1 ms timer waited 100+ ms. With the
+        semaphore an iteration holds at most :attr:`threads` of them (``bench/loop_lag.py
+        --mode text``, BENCHMARKS.md "Event-loop lag").
+
         Raises:
             StoreError: the pool was closed.
         """
-        try:
-            future = self._executor.submit(fn, *args, **kwargs)
-        except RuntimeError as exc:  # shut down by close() on another thread meanwhile
-            raise StoreError(f"store {self.path} is closed") from exc
-        return await asyncio.wrap_future(future)
+        loop = asyncio.get_running_loop()
+        slots = self._slots.get(loop)
+        if slots is None:
+            slots = self._slots[loop] = asyncio.Semaphore(self.threads)
+        async with slots:
+            try:
+                future = self._executor.submit(fn, *args, **kwargs)
+            except RuntimeError as exc:  # shut down by close() on another thread meanwhile
+                raise StoreError(f"store {self.path} is closed") from exc
+            return await asyncio.wrap_future(future)
 
     def reader(self) -> sqlite3.Connection | None:
         """This worker thread's read connection (opened on first use); ``None`` on a thread

@@ -9,10 +9,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from pydantic_core import PydanticSerializationError
 
-from ...errors import DimensionMismatchError, InvalidInputError
+from ... import validation as check
+from ...errors import InvalidInputError
 from ...models import Fact, MemoryRecord, Turn, as_utc
 from ...text.terms import STOP_WORDS, query_terms  # noqa: F401 (re-exported here)
 from ..base import RecordQuery
@@ -134,12 +134,6 @@ def _epoch(value: Any) -> float | None:
 
 
 def vector_blob(vector: Any, dim: int, what: str) -> bytes:
-    """Validate one vector and return it as little-endian float32 bytes."""
-    arr = np.asarray(vector, dtype=np.float32)
-    if arr.ndim != 1 or arr.shape[0] != dim:
-        raise DimensionMismatchError(
-            f"{what}: vector of shape {arr.shape}, but the store holds {dim}-dimensional vectors"
-        )
-    if not np.isfinite(arr).all():
-        raise InvalidInputError(f"{what}: vector contains NaN or infinity")
-    return arr.astype("<f4", copy=False).tobytes()
+    """Validate one vector (:func:`agent_memory.validation.vector`) and return it as
+    little-endian float32 bytes."""
+    return check.vector(vector, dim, what).astype("<f4", copy=False).tobytes()

@@ -39,12 +39,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import ValidationError
 
-from ...errors import ConfigError, InvalidInputError, NotAStoreError, StoreError
+from ...errors import (
+    ConfigError,
+    InvalidInputError,
+    NotAStoreError,
+    RecordNotFoundError,
+    StoreError,
+)
 from ...models import RECORD_ADAPTER, MemoryRecord, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from ..paging import DEFAULT_PAGE_SIZE, Page, decode_cursor, encode_cursor, sort_key
 from .bm25 import TextIndex, index_documents
-from .connections import ConnectionPool, default_threads, off_loop
+from .connections import ConnectionPool, check_integrity, default_threads, off_loop
 from .migrations import SPEAKER, check_embedding, ensure_ours, migrate, record_embedding
 from .query import query_terms, record_row, vector_blob, where_clause
 from .vectors import UserVectors, VectorCache, VectorIndex, VectorRow
@@ -152,6 +158,7 @@ class SQLiteStore(MemoryStore):
         Raises:
             NotAStoreError: the file is not SQLite, or an SQLite database of another program
                 (the file is left untouched).
+            CorruptStoreError: the file fails ``PRAGMA quick_check`` (left untouched).
             EmbeddingMismatchError: the store was built with another model or dimension.
             SchemaVersionError: the store was written by a newer library.
             StoreError: the file cannot be created or opened.
@@ -211,6 +218,7 @@ class SQLiteStore(MemoryStore):
         try:
             with self._translate("open"):
                 conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
+                check_integrity(conn, self.path)  # before the first write (the pragmas below)
                 ensure_ours(conn, self.path)
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
@@ -482,11 +490,13 @@ class SQLiteStore(MemoryStore):
         views learn the new values; a document-only change (access statistics) moves nothing.
 
         Returns:
-            The records as stored (new ``etag``); records that no longer exist are skipped.
+            The records as stored (new ``etag``).
 
         Raises:
             ConflictError: a stored version differs from the record's ``etag``; nothing is
                 written.
+            RecordNotFoundError: a record no longer exists (deleted since it was read);
+                nothing is written.
             InvalidInputError: an item is not a record or has no ``etag`` (it was never read
                 from a store); nothing is written.
             StoreError: the database failed; nothing is written.
@@ -517,8 +527,10 @@ class SQLiteStore(MemoryStore):
                             "WHERE user_id = ? AND id = ?",
                             (record.user_id, record.id),
                         ).fetchone()
-                        if old is None:
-                            continue
+                        if old is None:  # deleted since it was read: nothing is written
+                            raise RecordNotFoundError(
+                                f"record {record.id!r} of user {record.user_id!r} no longer "
+                                "exists (deleted since it was read); nothing was updated")
                         record = stamp(conn, record)
                         row = record_row(record)
                         conn.execute(
