@@ -280,7 +280,7 @@ async def test_400_in_json_object_mode_too_is_a_reasoner_error():
 async def test_api_errors_become_reasoner_errors(error, sdk_error):
     chat = ScriptedChatModel([error])
     with pytest.raises(ReasonerError) as info:
-        await reasoner_for(chat).summarize_thread(None, TURNS, 50)
+        await reasoner_for(chat, max_retries=0).summarize_thread(None, TURNS, 50)
     assert not isinstance(info.value, MalformedOutputError)
     assert isinstance(info.value.__cause__, sdk_error)
     assert str(error.status_code) in str(info.value) and error.message in str(info.value)

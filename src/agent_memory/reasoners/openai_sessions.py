@@ -170,7 +170,7 @@ async def _complete(r: OpenAIReasoner, messages: list[dict[str, Any]], tool_choi
     if r.temperature is not None:
         params["temperature"] = r.temperature
     try:
-        completion = await r._client.chat.completions.create(**params)
+        completion = await r._send(params)
     except openai.OpenAIError as exc:
         raise r._translate(exc) from exc
     if not completion.choices:
