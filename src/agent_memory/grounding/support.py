@@ -10,15 +10,21 @@
   reasoner: "yesterday" becomes a date that is in no turn's text).
 - :func:`unsupported_names`: capitalised words of the claim (names of people, places,
   organisations) found neither in the evidence text nor among the thread's speakers.
+- :class:`SpeakerRoster`: who a claim is about, among the thread's speakers.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from ..retrieval.terms import STOP_WORDS
+
+if TYPE_CHECKING:
+    from ..models import Turn
 
 PREFIX = 5
 """Letters two words must share to match (stemming by prefix)."""
@@ -262,3 +268,76 @@ def word_key(word: str) -> str:
         return word[:-2]
     return word[:-1] if word.endswith("s") and len(word) > 3 and not word.endswith("ss") else word
 
+
+_USER_WORDS = re.compile(r"\b(?:the\s+)?(?:user|client|customer)\b", re.IGNORECASE)
+"""How insights and prompts name the user-side speaker."""
+
+
+@dataclass(frozen=True)
+class ClaimSubject:
+    """Whom a claim is about (:meth:`SpeakerRoster.about`).
+
+    Attributes:
+        names: the thread's speakers it is about (empty: none of them, or unknown).
+        assistant: it is about an assistant-side speaker (one with only assistant turns in a
+            thread that has user turns).
+    """
+
+    names: frozenset[str]
+    assistant: bool = False
+
+
+class SpeakerRoster:
+    """The speakers of a thread by side: who says user turns, who only assistant turns.
+
+    Args:
+        turns: the thread's turns.
+    """
+
+    def __init__(self, turns: Iterable[Turn]) -> None:
+        roles: dict[str, set[str]] = {}
+        for turn in turns:
+            if turn.speaker:
+                roles.setdefault(turn.speaker, set()).add(turn.role.value)
+        self.names = frozenset(roles)
+        self.users = frozenset(s for s, r in roles.items() if "user" in r)
+        self.assistants = frozenset(s for s, r in roles.items() if r == {"assistant"}) \
+            if self.users else frozenset()
+        self._first = {s: s.split()[0].lower() for s in roles if s.split()}
+
+    def about(self, subject: str | None, text: str) -> ClaimSubject:
+        """Whom a claim is about: its ``subject`` when it names a speaker (``user`` / ``the
+        client``: the user-side speakers), else the first speaker named in ``text`` (a
+        speaker's first name counts; "the user" names the user side).
+
+        Returns:
+            The speakers; empty names when the claim is about no speaker (a third person) or
+            none can be told.
+        """
+        if subject and subject.strip():
+            found = self._match(subject.strip())
+            if found is not None:
+                return found
+            if subject.strip().split()[0].lower() not in ("he", "she", "they", "it", "i"):
+                return ClaimSubject(frozenset())
+        best: tuple[int, ClaimSubject] | None = None
+        lowered = text.lower()
+        for speaker, first in self._first.items():
+            match = re.search(rf"\b{re.escape(first)}\b", lowered)
+            if match and (best is None or match.start() < best[0]):
+                best = (match.start(), self._side({speaker}))
+        user = _USER_WORDS.search(text)
+        if user and self.users and (best is None or user.start() < best[0]):
+            best = (user.start(), ClaimSubject(self.users))
+        return best[1] if best else ClaimSubject(frozenset())
+
+    def _match(self, subject: str) -> ClaimSubject | None:
+        clean = re.sub(r"^(?:the|my|our)\s+", "", subject.lower()).strip()
+        if _USER_WORDS.fullmatch(clean) and self.users:
+            return ClaimSubject(self.users)
+        word = clean.split()[0] if clean.split() else ""
+        hits = {s for s, first in self._first.items() if s.lower() == clean or first == word}
+        return self._side(hits) if hits else None
+
+    def _side(self, speakers: set[str]) -> ClaimSubject:
+        return ClaimSubject(frozenset(speakers), bool(speakers) and speakers <= self.assistants)

@@ -22,7 +22,6 @@ Example::
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -36,9 +35,10 @@ from ..errors import ConfigError, InvalidInputError, ReasonerError
 from ..models import Fact, Turn
 from ..tokens import count_tokens, truncate_tokens
 from . import chunking, openai_retry, prompts
+from . import openai_facts as _facts
 from . import openai_reconcile as _reconcile
 from . import openai_sessions as _sessions
-from .base import FactDraft, FactExtraction, Reasoner, SummaryDraft
+from .base import FactExtraction, Reasoner, SummaryDraft
 from .reconcile_models import ReconcileDecision
 from .sessions_models import (
     FactRetrieval,
@@ -47,7 +47,7 @@ from .sessions_models import (
     SessionReflection,
     ToolRunner,
 )
-from .structured import Message, OutputRejected, complete_structured, response_format, schema_text
+from .structured import Message, complete_structured, response_format, schema_text
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -251,51 +251,17 @@ class OpenAIReasoner(Reasoner):
         """Extract facts citing their turns (see :meth:`Reasoner.extract_facts`).
 
         Cited ids not among ``turns`` are dropped; a fact left citing none is refused and
-        repaired. An ``occurred_at`` that is not a ``YYYY-MM-DD`` date becomes ``None``.
-        Turns that do not fit in one request (``context_tokens``) are sent in several; their
-        facts are concatenated in turn order.
+        repaired. Relative dates are resolved against the cited turn's time; an
+        ``occurred_at`` that is not a ``YYYY-MM-DD`` date becomes ``None``. Turns that do not
+        fit in one request (``context_tokens``) are sent in several; an empty answer for
+        turns with clear self-disclosures is asked again once, narrower. See
+        :mod:`.openai_facts`.
 
         Raises:
             MalformedOutputError: invalid output after ``max_repairs`` repairs.
             ReasonerError: the endpoint failed.
         """
-        if not turns:
-            return FactExtraction()
-        schema = schema_text(FactExtraction)
-        fixed = chunking.message_tokens(prompts.fact_messages([], schema))
-        budget = chunking.material_budget(
-            self.context_tokens, fixed, self.context_tokens // chunking.FACT_ANSWER_SHARE)
-        facts: list[FactDraft] = []
-        for part in chunking.pack_turns(turns, budget):
-            facts += (await self._extract_part(part, schema)).facts
-        return FactExtraction(facts=facts)
-
-    async def _extract_part(self, turns: Sequence[Turn], schema: str) -> FactExtraction:
-        """One request of :meth:`extract_facts`: ``turns`` fit the context window."""
-        known = {turn.id for turn in turns}
-
-        def check(result: FactExtraction) -> FactExtraction:
-            facts: list[FactDraft] = []
-            uncited: list[str] = []
-            for i, fact in enumerate(result.facts):
-                cited = _keep_known(fact.evidence, known)
-                if not cited:
-                    uncited.append(f"- facts.{i} ({fact.text[:60]!r}) cites {fact.evidence}")
-                    continue
-                facts.append(
-                    fact.model_copy(
-                        update={"evidence": cited, "occurred_at": _iso_date(fact.occurred_at)}
-                    )
-                )
-            if uncited:
-                raise OutputRejected(
-                    "these facts cite no turn id shown in the conversation (use the ids in "
-                    "square brackets at the start of each line):\n" + "\n".join(uncited)
-                )
-            return FactExtraction(facts=facts)
-
-        messages = prompts.fact_messages(turns, schema)
-        return await self._structured(messages, FactExtraction, check)
+        return await _facts.extract_facts(self, turns)
 
     async def summarize_user(
         self, previous: str | None, items: Sequence[str], max_tokens: int
@@ -487,15 +453,6 @@ def _keep_known(ids: Sequence[str], known: set[str]) -> list[str]:
         if clean in known and clean not in out:
             out.append(clean)
     return out
-
-
-def _iso_date(value: str | None) -> str | None:
-    if not value:
-        return None
-    try:
-        return dt.date.fromisoformat(value.strip()[:10]).isoformat()
-    except ValueError:
-        return None
 
 
 def _fit(text: str, max_tokens: int) -> str:
