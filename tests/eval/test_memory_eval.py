@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from agent_memory.cli.app import app
 from agent_memory.errors import InvalidInputError
+from agent_memory.eval.memory import evaluate_locomo_memory
 from agent_memory.eval.memory_metrics import (
     ExtractedFact,
     FactCounts,
@@ -24,6 +25,7 @@ from agent_memory.eval.memory_metrics import (
     split_sentences,
     tracing_text,
 )
+from agent_memory.eval.readability import count_readability, readability_flags
 from agent_memory.tokens import count_tokens
 
 NAMES = ["Melanie", "Caroline"]
@@ -44,8 +46,10 @@ def test_a_paraphrase_citing_the_evidence_turn_covers(local_embedder):
     fact = ExtractedFact(text="Caroline went to a LGBTQ support group and the transgender "
                               "stories inspired her.", subject="Caroline", evidence=["c:D1:3"])
     counts = _facts(local_embedder, [SUPPORT, PAINTING], [fact])
-    assert counts == FactCounts(observations=2, covered=1, attributed=1, facts=1, citing=1)
+    assert counts == FactCounts(observations=2, covered=1, attributed=1, facts=1, citing=1,
+                                matched=1)
     assert counts.recall == 0.5 and counts.precision == 1.0 and counts.attribution == 1.0
+    assert counts.matched_precision == 1.0 and counts.per_observation == 0.5
 
 
 def test_the_same_words_citing_another_turn_do_not_cover(local_embedder):
@@ -61,6 +65,38 @@ def test_an_unrelated_fact_citing_the_turn_does_not_cover_but_counts_for_precisi
                          evidence=["c:D1:3"])
     counts = _facts(local_embedder, [SUPPORT], [fact])
     assert (counts.covered, counts.citing, counts.precision) == (0, 1, 1.0)
+    assert counts.matched == 0 and counts.matched_precision == 0.0
+
+
+def test_matched_precision_counts_facts_not_observations(local_embedder):
+    """Two paraphrases of one observation both match it (a fact an annotator also wrote),
+    while recall counts the observation once; a fact citing another turn never matches."""
+    first = ExtractedFact(text="Caroline went to an LGBTQ support group and found the "
+                               "transgender stories inspiring.", evidence=["c:D1:3"])
+    second = first.model_copy(update={"text": "Caroline attended an LGBTQ support group."})
+    elsewhere = first.model_copy(update={"evidence": ["c:D1:9"]})
+    counts = _facts(local_embedder, [SUPPORT, PAINTING], [first, second, elsewhere])
+    assert (counts.covered, counts.matched, counts.facts) == (1, 2, 3)
+    assert counts.matched_precision == pytest.approx(2 / 3)
+    assert counts.per_observation == 1.5
+
+
+def test_readability_flags_each_failure():
+    texts = ["Kai lives in Boston and work as a pharmacist.",
+             "It's awesome having stuff around that make Melanie and others think.",
+             "Here's a pic of the car Dave is restoring.",
+             "Do you like camping, Caroline?",
+             "Thanks so much for the support, Melanie!",
+             "Went to a support group on 7 May 2023.",
+             "Caroline went to a support group on 7 May 2023."]
+    flags = readability_flags(texts, ["Caroline Smith", "Melanie", "Kai", "Dave"])
+    assert flags == [{"multi_claim"}, {"leading_pronoun", "first_second_person"},
+                     {"leading_pronoun", "chatter"},
+                     {"question", "first_second_person"}, {"chatter"},
+                     {"no_named_subject"}, set()]
+    counts = count_readability(texts, ["Caroline", "Melanie", "Kai", "Dave"])
+    assert (counts.unreadable, counts.leading_pronoun, counts.chatter) == (6, 2, 2)
+    assert (counts + counts).unreadable == 12
 
 
 def test_attribution_reads_the_subject_field_then_the_leading_name(local_embedder):
@@ -183,6 +219,12 @@ def test_eval_locomo_memory_end_to_end(locomo_path, tmp_path):
     assert 0 < overall["facts"]["covered"] <= n_observations
     assert 0 <= overall["facts"]["citing"] <= overall["facts"]["facts"]
     assert overall["facts"]["per_session"] == pytest.approx(overall["facts"]["facts"] / 3, 1e-3)
+    facts = overall["facts"]
+    assert facts["per_observation"] == pytest.approx(facts["facts"] / n_observations, 1e-3)
+    assert 0 < facts["matched"] <= facts["citing"]
+    assert facts["matched_precision"] == pytest.approx(facts["matched"] / facts["facts"], 1e-3)
+    assert 0 <= facts["readability"]["unreadable"] <= facts["facts"]
+    assert "Readability" in result.output
     summaries = overall["summaries"]
     assert summaries["n"] == 3 and summaries["missing"] == 0
     assert [s["session"] for s in figures["conversations"]["conv-26"]["summaries"]["sessions"]
@@ -203,3 +245,25 @@ def test_eval_locomo_memory_end_to_end(locomo_path, tmp_path):
                                      "--json", str(out)])
     assert again.exit_code == 0 and "Ingested" not in again.output
     assert json.loads(out.read_text()) == figures
+
+
+@pytest.mark.dataset
+def test_evaluate_locomo_memory_runs_any_reasoner_in_one_call(locomo_path):
+    """The API another bench calls: one session of one conversation, ingested into a
+    temporary store with the reasoner given as a ready object, then scored."""
+    import asyncio
+
+    from agent_memory.datasets.locomo import load_locomo
+    from agent_memory.reasoners.extractive import ExtractiveReasoner
+
+    sample = load_locomo(locomo_path)[0]
+    sample = sample.model_copy(update={
+        "sessions": sample.sessions[:1],
+        "observations": [o for o in sample.observations if o.session == 1]})
+    report = asyncio.run(evaluate_locomo_memory([sample], reasoner=ExtractiveReasoner(
+        wordnet="none")))
+    (label, figures), (overall, _) = report.rows()
+    assert (label, overall) == ("conv-26", "overall")
+    assert figures["sessions"] == 1 and figures["facts"]["observations"] == len(
+        sample.observations) > 0
+    assert figures["facts"]["facts"] > 0 and figures["facts"]["recall"] > 0

@@ -16,10 +16,11 @@ from ..client import AsyncMemory
 from ..config import Settings
 from ..datasets.locomo import load_locomo
 from ..errors import InvalidInputError
-from ..eval.memory import TARGET_COMPRESSION, MemoryReport, evaluate_memory
+from ..eval.memory import TARGET_COMPRESSION, MemoryReport, evaluate_memory, ingest_samples
 from ..eval.memory_metrics import COVER_COSINE, DUPLICATE_COSINE
-from ..ingest import ThreadBatch
-from .ingest import ingest_with_progress, print_report
+from ..eval.readability import FLAGS
+from ..ingest import Progress
+from .ingest import print_report
 from .render import console, progress_bar
 
 
@@ -31,11 +32,14 @@ async def _evaluate(path: Path, store: Path, conversations: int | None) -> Memor
         samples = samples[:conversations]
     async with AsyncMemory.open(Settings.load(store=str(store))) as memory:
         # a sample whose profile exists was ingested with the pipeline before: reuse it
-        todo = [s for s in samples if await memory.get_profile(s.sample_id) is None]
-        if todo:
-            batches = [ThreadBatch(s.sample_id, sess.thread_id, sess.turns)
-                       for s in todo for sess in s.sessions]
-            print_report(await ingest_with_progress(memory, batches))
+        with progress_bar() as bar:
+            task = bar.add_task("ingesting threads", total=sum(len(s.sessions)
+                                                                for s in samples))
+            hooks = Progress(advance=lambda batch: bar.update(
+                task, advance=1, description=f"{batch.user_id} / {batch.thread_id}"))
+            ingested = await ingest_samples(memory, samples, hooks)
+        if ingested is not None:
+            print_report(ingested)
         with progress_bar() as bar:
             task = bar.add_task("scoring conversations", total=len(samples))
             return await evaluate_memory(
@@ -49,12 +53,20 @@ def _cell(value: Any, digits: int = 3) -> str:
 
 
 def report_tables(report: MemoryReport) -> list[Table]:
-    """The facts table and the summaries-and-profile table, a row per conversation + overall."""
+    """The facts table, the readability table and the summaries-and-profile table, a row per
+    conversation + overall."""
     facts = Table(box=box.SIMPLE_HEAD, title=(
-        f"Facts vs LoCoMo observations (obs); cover: same turn, cosine >= {COVER_COSINE}"))
-    for column in ("conv", "obs", "facts", "per session", "recall", "precision",
-                   "attribution"):
+        f"Facts vs LoCoMo observations (obs); match: same turn, cosine >= {COVER_COSINE}. "
+        "f/obs: facts per observation; matched: matched precision; cites: facts citing an "
+        "observation's turn; attr: attribution"))
+    for column in ("conv", "obs", "facts", "f/obs", "recall", "matched", "cites", "attr"):
         facts.add_column(column, justify="left" if column == "conv" else "right", no_wrap=True)
+    readable = Table(box=box.SIMPLE_HEAD, title=(
+        "Readability: facts per failure (lead pronoun, 1st/2nd person, question, chatter, "
+        "multi-claim, no named subject; any)"))
+    for column in ("conv", "facts", "lead", "1/2p", "?", "chat", "multi", "noname", "any"):
+        readable.add_column(column, justify="left" if column == "conv" else "right",
+                            no_wrap=True)
     other = Table(box=box.SIMPLE_HEAD, title=(
         "Summaries vs LoCoMo session summaries: n, compression mean/min/share at target, "
         f"ROUGE-1/L recall. Profile: tokens, own sentences, dups (cosine >= {DUPLICATE_COSINE})"))
@@ -64,14 +76,19 @@ def report_tables(report: MemoryReport) -> list[Table]:
         other.add_column(column, justify="left" if column == "conv" else "right", no_wrap=True)
     for label, figures in report.rows():
         f, s, p = figures["facts"], figures["summaries"], figures["profile"]
-        facts.add_row(label, str(f["observations"]), str(f["facts"]), _cell(f["per_session"], 1),
-                      _cell(f["recall"]), _cell(f["precision"]), _cell(f["attribution"]))
+        facts.add_row(label, str(f["observations"]), str(f["facts"]),
+                      _cell(f["per_observation"], 2), _cell(f["recall"]),
+                      _cell(f["matched_precision"]), _cell(f["precision"]),
+                      _cell(f["attribution"]))
+        r = f["readability"]
+        readable.add_row(label, str(f["facts"]), *(str(r[flag]) for flag in FLAGS),
+                         f"{r['unreadable']} ({_cell(f['unreadable_share'], 2)})")
         other.add_row(label, str(s["n"]), _cell(s.get("compression_mean"), 2),
                       _cell(s.get("compression_min"), 2), _cell(s.get("at_target")),
                       _cell(s.get("rouge1_recall")), _cell(s.get("rougeL_recall")),
                       _cell(p["tokens_mean"], 0), _cell(p["own_share"]),
                       f"{p['duplicates']}/{p['sentences']}")
-    return [facts, other]
+    return [facts, readable, other]
 
 
 def run_memory_eval(path: Path, json_out: Path | None, store: Path | None,

@@ -6,8 +6,9 @@ per session and speaker, ``observation`` facts with their evidence turns, and a
 one thread per session), :func:`evaluate_memory` reads what it derived from the store and
 scores it with :mod:`agent_memory.eval.memory_metrics`:
 
-- facts: the user's active facts and insights against the observations (recall, precision,
-  attribution accuracy), and facts per session;
+- facts: the user's active facts and insights against the observations (observation recall,
+  precision, matched precision, facts per observation, attribution accuracy), facts per
+  session, and readability counts (:mod:`agent_memory.eval.readability`);
 - summaries: each session's thread summary against its turns (compression) and against the
   reference summary (ROUGE-1 / ROUGE-L recall);
 - profile: its tokens, the share of its sentences traced to their own speaker's turns, and its
@@ -23,18 +24,29 @@ Example::
     async with AsyncMemory.open(store="locomo.db") as memory:   # already ingested
         report = await evaluate_memory(memory, samples)
     print(report.to_dict()["overall"])
+
+or, ingesting with any reasoner first (:func:`evaluate_locomo_memory`)::
+
+    settings = Settings.load(reasoner="compatible:qwen15",
+                             reasoner_base_url="http://127.0.0.1:8765/v1")
+    report = await evaluate_locomo_memory(samples[:1], settings)
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from statistics import fmean
 from typing import Any
 
 from pydantic import BaseModel
 
 from ..client import AsyncMemory
+from ..config import Settings
 from ..datasets.locomo import LocomoSample, turn_id
+from ..ingest import IngestReport, ThreadBatch, ingest_threads
+from ..ingest import Progress as IngestProgress
 from ..models import Fact, RecordKind
 from .memory_metrics import (
     ExtractedFact,
@@ -49,6 +61,7 @@ from .memory_metrics import (
     split_sentences,
     tracing_text,
 )
+from .readability import ReadabilityCounts, count_readability
 
 TARGET_COMPRESSION = 5.0
 """Compression every summary should reach (thread tokens per summary token)."""
@@ -70,6 +83,7 @@ class ConversationReport(BaseModel):
         sample_id: the conversation (and user id).
         sessions: number of sessions (threads).
         facts: fact counts (:class:`FactCounts`).
+        readability: readability failures of the facts (:class:`ReadabilityCounts`).
         summaries: scores of the sessions that have both a derived and a reference summary.
         missing_summaries: sessions without a derived summary.
         profile: profile counts, ``None`` when the user has no profile.
@@ -78,6 +92,7 @@ class ConversationReport(BaseModel):
     sample_id: str
     sessions: int
     facts: FactCounts
+    readability: ReadabilityCounts = ReadabilityCounts()
     summaries: list[SessionSummaryScore]
     missing_summaries: int
     profile: ProfileCounts | None
@@ -102,11 +117,17 @@ def _summary_figures(scores: Sequence[SummaryScore], missing: int) -> dict[str, 
     }
 
 
-def _fact_figures(counts: FactCounts, sessions: int) -> dict[str, Any]:
+def _fact_figures(counts: FactCounts, sessions: int,
+                  readability: ReadabilityCounts) -> dict[str, Any]:
     return {
         **counts.model_dump(),
+        "per_observation": _rate(counts.per_observation),
         "recall": _rate(counts.recall),
         "precision": _rate(counts.precision),
+        "matched_precision": _rate(counts.matched_precision),
+        "readability": readability.model_dump(),
+        "unreadable_share": _rate(readability.unreadable / counts.facts if counts.facts
+                                  else None),
         "attribution": _rate(counts.attribution),
         "per_session": round(counts.facts / sessions, 3) if sessions else None,
     }
@@ -137,7 +158,8 @@ class MemoryReport(BaseModel):
         sessions = sum(r.sessions for r in reports)
         return {
             "sessions": sessions,
-            "facts": _fact_figures(facts, sessions),
+            "facts": _fact_figures(facts, sessions,
+                                   sum((r.readability for r in reports), ReadabilityCounts())),
             "summaries": _summary_figures([s for r in reports for s in r.summaries],
                                           sum(r.missing_summaries for r in reports)),
             "profile": _profile_figures(sum(profiles, ProfileCounts()), len(profiles)),
@@ -186,6 +208,7 @@ async def evaluate_conversation(memory: AsyncMemory, sample: LocomoSample) -> Co
                  for f in await _facts(memory, user)]
     facts = score_facts(references, await embed([r.text for r in references]),
                         extracted, await embed([f.text for f in extracted]), names)
+    readability = count_readability([f.text for f in extracted], names)
 
     summaries: list[SessionSummaryScore] = []
     missing = 0
@@ -208,7 +231,7 @@ async def evaluate_conversation(memory: AsyncMemory, sample: LocomoSample) -> Co
             await embed([tracing_text(s, names) for s in split_sentences(profile.content)]),
             sources, await embed([tracing_text(s.text, names) for s in sources]), names)
     return ConversationReport(sample_id=user, sessions=len(sample.sessions), facts=facts,
-                              summaries=summaries, missing_summaries=missing,
+                              readability=readability, summaries=summaries, missing_summaries=missing,
                               profile=profile_counts)
 
 
@@ -235,3 +258,68 @@ async def evaluate_memory(
         if progress is not None:
             progress(done, len(samples))
     return MemoryReport(conversations=reports)
+
+
+async def ingest_samples(memory: AsyncMemory, samples: Sequence[LocomoSample],
+                         progress: IngestProgress | None = None) -> IngestReport | None:
+    """Ingest, with the whole pipeline, the samples ``memory`` does not hold yet (a sample
+    whose profile exists was ingested before and is reused); ``None`` when none was new."""
+    todo = [s for s in samples if await memory.get_profile(s.sample_id) is None]
+    if not todo:
+        return None
+    batches = [ThreadBatch(s.sample_id, sess.thread_id, sess.turns)
+               for s in todo for sess in s.sessions]
+    return await ingest_threads(memory, batches, pipeline=True, progress=progress)
+
+
+async def evaluate_locomo_memory(
+    samples: Sequence[LocomoSample],
+    settings: Settings | None = None,
+    *,
+    store: str | Path | None = None,
+    ingest_progress: IngestProgress | None = None,
+    progress: Progress | None = None,
+    **parts: Any,
+) -> MemoryReport:
+    """Ingest LoCoMo samples with any reasoner, then score what it derived: the whole
+    ``agent-memory eval locomo-memory`` evaluation as one call.
+
+    Each sample becomes one user (``user_id = sample_id``) with one thread per session; the
+    pipeline (summaries, facts, reconciliation, profile) runs over every session with the
+    reasoner of ``settings`` (or the ready ``reasoner`` object given in ``parts``); then
+    :func:`evaluate_memory` scores the facts, summaries and profiles. Samples already in
+    ``store`` (their profile exists) are not ingested again.
+
+    Args:
+        samples: from :func:`~agent_memory.datasets.locomo.load_locomo`, e.g. ``[:1]`` for a
+            subset (a slow local LLM takes minutes per session).
+        settings: the memory's settings; the reasoner is selected here, e.g.
+            ``Settings.load(reasoner="compatible:qwen15",
+            reasoner_base_url="http://127.0.0.1:8765/v1")``; default the offline
+            ``extractive`` reasoner. Its ``store`` is replaced by ``store``.
+        store: SQLite file to ingest into and keep; default a fresh temporary file, removed
+            afterwards.
+        ingest_progress: optional hooks for the ingest (:class:`agent_memory.ingest.Progress`).
+        progress: optional ``progress(done, total)`` per scored conversation.
+        **parts: ready objects passed to :meth:`AsyncMemory.open` (``reasoner=...``,
+            ``embedder=...``).
+
+    Returns:
+        The :class:`MemoryReport`: ``report.to_dict()["overall"]["facts"]`` holds
+        ``per_observation`` (facts per reference observation), ``matched_precision``,
+        ``recall`` (observation recall), ``precision``, ``attribution``, ``readability``
+        (counts per flag) and ``unreadable_share``; ``report.rows()`` gives the same per
+        conversation.
+
+    Raises:
+        ConfigError: ``rouge-score`` is not installed, or the reasoner is misconfigured.
+        InvalidInputError: a sample's turns are invalid (nothing is stored).
+        ReasonerError: the reasoner failed (e.g. its server timed out). Store and embedder
+            errors propagate.
+    """
+    settings = settings or Settings.load()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(store) if store is not None else Path(tmp) / "locomo.db"
+        async with AsyncMemory.open(settings.merged(store=str(path)), **parts) as memory:
+            await ingest_samples(memory, samples, ingest_progress)
+            return await evaluate_memory(memory, samples, progress)

@@ -13,6 +13,10 @@ Definitions (fixed here so that a change to the reasoners never moves the yardst
 - **Fact precision** = facts citing at least one turn that some observation cites / facts.
   It asks "does the fact come from a turn the annotators found worth a fact", not whether the
   wording matches.
+- **Matched precision** = facts whose best observation among those sharing an evidence turn
+  with the fact has cosine >= :data:`COVER_COSINE` / facts: a fact an annotator also wrote.
+- **Facts per observation** = facts / observations (about one fact per thing worth
+  remembering is 1.0).
 - **Attribution accuracy** = among covered observations, the share whose best covering fact
   (highest cosine) has the observation's speaker as its subject (:func:`read_subject`).
 - **Compression** = thread tokens / summary tokens (:func:`agent_memory.tokens.count_tokens` on
@@ -114,6 +118,8 @@ class FactCounts(BaseModel):
         attributed: covered observations whose best covering fact names their speaker.
         facts: facts scored.
         citing: facts citing a turn some observation cites.
+        matched: facts whose best observation sharing an evidence turn has cosine >= the
+            covering cosine.
     """
 
     observations: int = 0
@@ -121,6 +127,7 @@ class FactCounts(BaseModel):
     attributed: int = 0
     facts: int = 0
     citing: int = 0
+    matched: int = 0
 
     def __add__(self, other: FactCounts) -> FactCounts:
         return FactCounts(**{k: getattr(self, k) + getattr(other, k)
@@ -135,6 +142,16 @@ class FactCounts(BaseModel):
     def precision(self) -> float | None:
         """citing / facts (``None`` without facts)."""
         return self.citing / self.facts if self.facts else None
+
+    @property
+    def matched_precision(self) -> float | None:
+        """matched / facts (``None`` without facts)."""
+        return self.matched / self.facts if self.facts else None
+
+    @property
+    def per_observation(self) -> float | None:
+        """facts / observations (``None`` without observations)."""
+        return self.facts / self.observations if self.observations else None
 
     @property
     def attribution(self) -> float | None:
@@ -184,7 +201,8 @@ def score_facts(
     names: Sequence[str],
     threshold: float = COVER_COSINE,
 ) -> FactCounts:
-    """Count coverage, precision and attribution of ``facts`` against ``observations``.
+    """Count coverage, precision, matched precision and attribution of ``facts`` against
+    ``observations``.
 
     Args:
         observations: the references (those without evidence are skipped, not counted).
@@ -204,6 +222,10 @@ def score_facts(
     cited = [set(f.evidence) for f in facts]
     reference_turns = {t for o in observations for t in o.evidence}
     counts = FactCounts(facts=len(facts), citing=sum(1 for c in cited if c & reference_turns))
+    for j, fact_turns in enumerate(cited):
+        if any(o.evidence and fact_turns & set(o.evidence) and sims[i, j] >= threshold
+               for i, o in enumerate(observations)):
+            counts.matched += 1
     for i, observation in enumerate(observations):
         if not observation.evidence:
             continue
