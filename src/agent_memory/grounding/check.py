@@ -22,7 +22,11 @@ sentences -- each citing the turns it came from. :class:`Grounder` accepts a cla
    (``Claim.subject``, else the first speaker named in its text; "the user" is the speakers
    of user turns) needs a turn of that speaker among its clean evidence: what the assistant
    or another speaker says ("a 529 plan could help") is not that person's fact
-   (``another speaker's turn``); and a claim about an assistant-side speaker (a speaker
+   (``another speaker's turn``), nor is a claim that takes most of what its own evidence
+   lacks from a neighbouring statement of another speaker (:func:`_borrowed`: the client's
+   "I get nervous when markets drop" does not make the advisor's "a conservative mix makes
+   sense" hers; the other speaker's questions are context, not borrowing); and a claim
+   about an assistant-side speaker (a speaker
    with only assistant turns, in a thread with user turns) is not memory of the user
    (``about the assistant``).
 
@@ -42,6 +46,7 @@ and docs/reasoners.md ("Grounded writes"). Refusals are logged at INFO on the
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,11 +57,14 @@ from ..embedders.base import Embedder
 from ..models import Turn
 from .injection import injection_reason
 from .support import (
+    PREFIX,
     SpeakerRoster,
+    content_words,
     lexical_support,
     unsupported_names,
     unsupported_negation,
     unsupported_numbers,
+    word_stems,
 )
 
 logger = logging.getLogger("agent_memory.grounding")
@@ -173,7 +181,7 @@ class Grounder:
             clean = [t for t in cited if injection_reason(t.content) is None]
             prepared.append((claim, cited, clean))
         cosines = await self._cosines(prepared)
-        verdicts = [self._judge(claim, cited, clean, cosine, roster)
+        verdicts = [self._judge(claim, cited, clean, cosine, turns, roster)
                     for (claim, cited, clean), cosine in zip(prepared, cosines, strict=True)]
         await self._repair(prepared, verdicts, turns, roster)
         for (claim, _, _), verdict in zip(prepared, verdicts, strict=True):
@@ -188,7 +196,7 @@ class Grounder:
         return verdicts
 
     def _judge(self, claim: Claim, cited: list[Turn], clean: list[Turn], cosine: float | None,
-               roster: SpeakerRoster) -> Verdict:
+               turns: Mapping[str, Turn], roster: SpeakerRoster) -> Verdict:
         if not cited:
             return Verdict(False, UNKNOWN_EVIDENCE, f"none of {list(claim.evidence)} is a turn")
         if not clean:
@@ -202,6 +210,8 @@ class Grounder:
             said_by = ", ".join(sorted({t.author for t in clean}))
             return Verdict(False, OTHER_SPEAKER, f"about {', '.join(sorted(about.names))}, "
                            f"said by {said_by}", verdict.evidence)
+        if verdict.accepted and (borrowed := _borrowed(claim, clean, turns, about.names)):
+            return Verdict(False, OTHER_SPEAKER, borrowed, verdict.evidence)
         return verdict
 
     def _support(self, claim: Claim, clean: list[Turn], cosine: float | None,
@@ -242,8 +252,11 @@ class Grounder:
         for i, candidates in options.items():
             claim = prepared[i][0]
             best: Verdict | None = None
+            about = roster.about(claim.subject, claim.text).names
             for turn in candidates:
                 verdict = self._support(claim, [turn], cosines.get((i, turn.id)), roster)
+                if verdict.accepted and _borrowed(claim, [turn], turns, about):
+                    continue
                 if verdict.accepted and (best is None or verdict.lexical > best.lexical):
                     best = verdict
             if best is not None:
@@ -310,3 +323,41 @@ def _neighbours(claim: Claim, clean: list[Turn], turns: Mapping[str, Turn],
                      for thread, seq in spots)
              and injection_reason(t.content) is None]
     return sorted(found, key=lambda t: (t.thread_id, t.seq))
+
+
+MIN_BORROWED = 2
+"""Fewest content words a claim must take from another speaker's statement to be refused as
+that speaker's (rule 5)."""
+
+
+def _borrowed(claim: Claim, clean: list[Turn], turns: Mapping[str, Turn],
+              about: frozenset[str]) -> str:
+    """Why a claim about ``about`` reads as another speaker's words, or ``""``: at least
+    :data:`MIN_BORROWED` of its content words, and at least half of those its own evidence
+    lacks, are in a neighbouring statement (not a question) of another speaker: "Priya wants a
+    conservative mix for her deposit fund" citing Priya's "I get nervous when markets drop"
+    beside the advisor's "Then a conservative mix for the deposit fund makes sense"."""
+    if not about:
+        return ""
+    names = word_stems(w for n in [*about, "user"] for w in content_words(n))
+    own = word_stems(content_words("\n".join(t.content for t in clean)))
+    missing = {w for w in content_words(claim.text)
+               if w[:PREFIX] not in own and w[:PREFIX] not in names}
+    if len(missing) < MIN_BORROWED:
+        return ""
+    cited = {t.id for t in clean}
+    spots = {(t.thread_id, t.seq) for t in clean}
+    for turn in turns.values():
+        if turn.id in cited or turn.speaker in about or not any(
+                turn.thread_id == thread and abs(turn.seq - seq) <= NEIGHBOUR_TURNS
+                for thread, seq in spots):
+            continue
+        said = " ".join(s for s in _STATEMENT.split(turn.content) if not s.rstrip().endswith("?"))
+        stems = word_stems(content_words(said))
+        found = sorted(w for w in missing if w[:PREFIX] in stems)
+        if len(found) >= MIN_BORROWED and 2 * len(found) >= len(missing):
+            return f"words of {turn.author}'s turn {turn.id}: {', '.join(found)}"
+    return ""
+
+
+_STATEMENT = re.compile(r"(?<=[.!?])\s+")
