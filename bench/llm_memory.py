@@ -32,6 +32,7 @@ from _common import DEFAULT_LOCOMO
 
 from agent_memory.config import Settings
 from agent_memory.datasets.locomo import LocomoSample, load_locomo
+from agent_memory.errors import ReasonerError
 from agent_memory.eval.memory import evaluate_locomo_memory
 
 ROWS = [
@@ -118,8 +119,12 @@ def main() -> None:
         reasoner=f"compatible:{args.model}", reasoner_base_url=args.base_url,
         reasoner_timeout=args.timeout, reasoner_response_format=args.response_format,
         reasoner_context_tokens=args.context_tokens)
-    llm, llm_s = asyncio.run(run(samples, llm_settings))
-    print(f"compatible:{args.model}: {llm_s:.0f} s")
+    try:
+        llm, llm_s = asyncio.run(run(samples, llm_settings))
+        print(f"compatible:{args.model}: {llm_s:.0f} s")
+    except ReasonerError as exc:  # print the offline column anyway, and why
+        print(f"compatible:{args.model} failed: {exc}")
+        llm, llm_s = {"overall": {}}, float("nan")
 
     label = f"compatible:{args.model}"
     print(f"\n| figure | extractive | {label} |\n|---|---:|---:|")
@@ -128,12 +133,11 @@ def main() -> None:
         right = llm["overall"].get(section, {}).get(name)
         if left is not None or right is not None:
             print(f"| {section}.{name} | {_cell(left)} | {_cell(right)} |")
-    flags = sorted(set(offline["overall"]["facts"].get("readability", {}))
-                   | set(llm["overall"]["facts"].get("readability", {})))
-    for flag in flags:
-        print(f"| readability.{flag} | "
-              f"{_cell(offline['overall']['facts'].get('readability', {}).get(flag))} | "
-              f"{_cell(llm['overall']['facts'].get('readability', {}).get(flag))} |")
+    left_flags = offline["overall"].get("facts", {}).get("readability") or {}
+    right_flags = llm["overall"].get("facts", {}).get("readability") or {}
+    for flag in sorted(set(left_flags) | set(right_flags)):
+        print(f"| readability.{flag} | {_cell(left_flags.get(flag))} | "
+              f"{_cell(right_flags.get(flag))} |")
     print(f"| wall time (s) | {offline_s:.0f} | {llm_s:.0f} |")
     if args.json_out:
         args.json_out.write_text(json.dumps(
