@@ -57,10 +57,10 @@ from ..embedders.base import Embedder
 from ..models import Turn
 from .injection import injection_reason
 from .support import (
-    PREFIX,
     SpeakerRoster,
     content_words,
     lexical_support,
+    stem,
     unsupported_names,
     unsupported_negation,
     unsupported_numbers,
@@ -342,7 +342,7 @@ def _borrowed(claim: Claim, clean: list[Turn], turns: Mapping[str, Turn],
     names = word_stems(w for n in [*about, "user"] for w in content_words(n))
     own = word_stems(content_words("\n".join(t.content for t in clean)))
     missing = {w for w in content_words(claim.text)
-               if w[:PREFIX] not in own and w[:PREFIX] not in names}
+               if stem(w) not in own and stem(w) not in names}
     if len(missing) < MIN_BORROWED:
         return ""
     cited = {t.id for t in clean}
@@ -354,7 +354,7 @@ def _borrowed(claim: Claim, clean: list[Turn], turns: Mapping[str, Turn],
             continue
         said = " ".join(s for s in _STATEMENT.split(turn.content) if not s.rstrip().endswith("?"))
         stems = word_stems(content_words(said))
-        found = sorted(w for w in missing if w[:PREFIX] in stems)
+        found = sorted(w for w in missing if stem(w) in stems)
         if len(found) >= MIN_BORROWED and 2 * len(found) >= len(missing):
             return f"words of {turn.author}'s turn {turn.id}: {', '.join(found)}"
     return ""

@@ -55,8 +55,10 @@ _NUMBER_WORDS = {w: i for i, w in enumerate((
     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
     "nineteen", "twenty"))} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
                                "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
+_CALENDAR = frozenset((*_MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday",
+                       "saturday", "sunday"))
 _NOT_NAMES = frozenset((
-    *_MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    *_CALENDAR,
     "i", "i'm", "i've", "i'd", "i'll", "mr", "mrs", "ms", "dr", "the", "user",
 )) | STOP_WORDS
 CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*")
@@ -73,10 +75,16 @@ def content_words(text: str) -> list[str]:
     return out
 
 
+def stem(word: str) -> str:
+    """The first :data:`PREFIX` letters of ``word`` once a plural or third-person ``-s`` is
+    dropped (:func:`word_key`): a crude stem that matches inflections ("savings" / "saving",
+    "wants" / "want", "billionaire" / "billionaires"; "saved" / "save" do not)."""
+    return word_key(word)[:PREFIX]
+
+
 def word_stems(words: Iterable[str]) -> set[str]:
-    """The first :data:`PREFIX` letters of each word: a crude stem that matches inflections
-    ("savings" / "saving" and "billionaire" / "billionaires" match; "saved" does not)."""
-    return {w[:PREFIX] for w in words}
+    """The :func:`stem` of each word."""
+    return {stem(w) for w in words}
 
 
 def lexical_support(claim: str, evidence: str, names: Iterable[str] = ()) -> float:
@@ -87,17 +95,19 @@ def lexical_support(claim: str, evidence: str, names: Iterable[str] = ()) -> flo
         evidence: the evidence turns' text, joined.
         names: speaker names, left out of the count (a fact names its speaker, which says
             nothing about its content; names are checked by :func:`unsupported_names`);
-            ``user`` always is (insights say "the user").
+            ``user`` always is (insights say "the user"). Month and weekday names are left
+            out too: dates are checked by :func:`unsupported_numbers` (a resolved "next
+            month" says "May 2025", which no turn says).
 
     Returns:
         1.0 for a claim without content words other than names.
     """
     excluded = word_stems(w for n in [*names, "user"] for w in content_words(n))
-    words = {w for w in content_words(claim) if w[:PREFIX] not in excluded}
+    words = {w for w in content_words(claim) if stem(w) not in excluded and w not in _CALENDAR}
     if not words:
         return 1.0
     found = word_stems(content_words(evidence))
-    return sum(1 for w in words if w[:PREFIX] in found) / len(words)
+    return sum(1 for w in words if stem(w) in found) / len(words)
 
 
 def _numbers(text: str) -> set[str]:
@@ -242,7 +252,7 @@ def unsupported_names(claim: str, evidence: str, speakers: Iterable[str] = ()) -
         if not before or before[-1] in ".!?:\n":
             continue
         word = match.group(0).lower().removesuffix("'s").strip("'-")
-        if not word or word in _NOT_NAMES or word in known or word[:PREFIX] in stems:
+        if not word or word in _NOT_NAMES or word in known or stem(word) in stems:
             continue
         missing.append(match.group(0).removesuffix("'s"))
     return missing
