@@ -153,7 +153,8 @@ class OpenAIReasoner(Reasoner):
             raise ConfigError("timeout must be > 0 seconds")
         if max_retries < 0:
             raise ConfigError("max_retries must be >= 0")
-        self.timeout = float(timeout)
+        given = getattr(client, "timeout", None)  # a ready client keeps its own timeout
+        self.timeout = float(given) if isinstance(given, int | float) else float(timeout)
         self.max_retries = max_retries
         if not isinstance(context_tokens, int) or context_tokens < 2048:
             raise ConfigError(f"context_tokens must be an integer >= 2048, got {context_tokens!r}")
