@@ -123,7 +123,7 @@ async def test_long_thread_facts_come_from_every_request(long_thread):
         first = _ids(body)[0]
         return {"facts": [{"text": f"Fact from {first}.", "subject": "Caroline",
                            "category": "event", "confidence": 0.9, "importance": 5,
-                           "evidence": [first], "occurred_at": None}]}
+                           "evidence": _ids(body), "occurred_at": None}]}
 
     chat = ScriptedChatModel([answer] * 20)
     settings = Settings.load(reasoner="compatible:small", reasoner_base_url="http://h/v1",

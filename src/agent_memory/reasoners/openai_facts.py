@@ -10,10 +10,11 @@
   reasoner does (:func:`~.extractive.dates.resolve_dates`); a day the fact names becomes its
   ``occurred_at`` when the model gave none.
 - **Empty answers**: small models sometimes answer ``{"facts": []}`` for turns full of
-  self-disclosures ("I'm 34 and I work as a nurse"). When a request whose turns hold clear
-  self-disclosures (:func:`self_disclosures`) comes back empty, it is asked once more with
-  the narrower prompt of :func:`~.prompts.disclosure_messages`: only those turns, one
-  question.
+  self-disclosures ("I'm 34 and I work as a nurse"), or only a fact from a planted
+  instruction. When a request whose turns hold clear self-disclosures
+  (:func:`self_disclosures`) comes back with no fact citing one of them, it is asked once
+  more with the narrower prompt of :func:`~.prompts.disclosure_messages` (only those turns,
+  one question), and the facts of both answers are kept.
 """
 
 from __future__ import annotations
@@ -93,9 +94,11 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtract
     facts: list[FactDraft] = []
     for part in chunking.pack_turns(turns, budget):
         found = await _extract_part(r, part, prompts.fact_messages(part, schema))
-        if not found.facts and (disclosed := self_disclosures(part)):
-            found = await _extract_part(r, disclosed,
-                                        prompts.disclosure_messages(disclosed, schema))
+        disclosed = self_disclosures(part)
+        shown = {t.id for t in disclosed}
+        if disclosed and not any(shown & set(f.evidence) for f in found.facts):
+            found = found.model_copy(update={"facts": [*found.facts, *(await _extract_part(
+                r, disclosed, prompts.disclosure_messages(disclosed, schema))).facts]})
         facts += found.facts
     return FactExtraction(facts=facts)
 
