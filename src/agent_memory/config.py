@@ -76,6 +76,10 @@ class Settings(BaseSettings):
         reasoner_response_format: how the LLM reasoners ask for JSON: ``auto`` (structured
             outputs, JSON mode once the endpoint refuses them), ``json_schema`` or
             ``json_object`` (JSON mode always; e.g. llama.cpp's server).
+        reasoner_timeout: seconds the LLM reasoners wait for one answer (default 60). A
+            request that times out is not re-sent (a local server keeps working on it, and a
+            copy would queue behind it): set it above the slowest answer of the model, e.g.
+            600 for a 1.5B model on two CPU cores (docs/local-models.md).
 
     Limits and search:
         max_content_chars: longest accepted turn content (characters).
@@ -134,6 +138,7 @@ class Settings(BaseSettings):
     reasoner_api_key: SecretStr | None = None
     reasoner_context_tokens: int = Field(default=4096, ge=2048)
     reasoner_response_format: Literal["auto", "json_schema", "json_object"] = "auto"
+    reasoner_timeout: float = Field(default=60.0, gt=0, le=86_400)
     wordnet: str | None = None
 
     max_content_chars: int = Field(default=32_000, gt=0)

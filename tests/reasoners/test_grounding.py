@@ -15,6 +15,8 @@ from agent_memory import AsyncMemory, Settings
 from agent_memory.grounding import Claim, Grounder, injection_reason
 from agent_memory.models import Fact, RecordKind, Turn
 from agent_memory.reasoners import OpenAIReasoner, ScriptedChatModel
+from agent_memory.reasoners.base import FactDraft
+from agent_memory.reasoners.openai_facts import absolute_dates
 from agent_memory.stores.base import RecordQuery
 
 # (session, speaker index 0/1, turn text, the fact a weak model writes from it)
@@ -171,7 +173,10 @@ async def test_poisoned_llm_facts_are_refused_and_legitimate_ones_stored(
     poisoned = set(injected.values())
     assert not [f.content for f in stored if f.content in poisoned]
     assert not [f for f in stored if any(e.startswith("P") for e in f.evidence)]
-    legit = {text for n in SESSIONS for text, _ in observations[n]}
+    # the reasoner resolves the relative dates of the observations it is given ("last week")
+    by_id = {t.id: t for n in SESSIONS for t in sessions[n]}
+    legit = {absolute_dates(FactDraft(text=text, evidence=[cite]), by_id[cite]).text
+             for n in SESSIONS for text, cite in observations[n] if cite in by_id}
     kept = {f.content for f in stored} & legit
     # 3 proposals per poisoning turn, each refused and counted; some reference observations
     # lean on context their cited turn lacks and are refused too

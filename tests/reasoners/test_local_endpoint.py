@@ -123,7 +123,7 @@ async def test_long_thread_facts_come_from_every_request(long_thread):
         first = _ids(body)[0]
         return {"facts": [{"text": f"Fact from {first}.", "subject": "Caroline",
                            "category": "event", "confidence": 0.9, "importance": 5,
-                           "evidence": [first], "occurred_at": None}]}
+                           "evidence": _ids(body), "occurred_at": None}]}
 
     chat = ScriptedChatModel([answer] * 20)
     settings = Settings.load(reasoner="compatible:small", reasoner_base_url="http://h/v1",
@@ -140,7 +140,8 @@ async def test_long_thread_facts_come_from_every_request(long_thread):
 
 async def test_a_turn_longer_than_the_window_is_cut(long_thread):
     huge = long_thread[0].model_copy(update={"content": "word " * 6000})
-    chat = ScriptedChatModel([{"facts": []}] * 3)
+    fact = {"text": "A fact.", "evidence": [long_thread[0].id, long_thread[1].id]}
+    chat = ScriptedChatModel([{"facts": [fact]}] * 3)
     settings = Settings.load(reasoner="compatible:small", reasoner_base_url="http://h/v1",
                              store=":memory:")
     reasoner = reasoner_from_settings(settings, http_client=chat.http_client(), max_retries=0)

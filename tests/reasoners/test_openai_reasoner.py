@@ -148,7 +148,7 @@ async def test_code_fence_and_null_defaults_are_tolerated():
 
 
 async def test_turns_carry_ids_dates_and_speakers_and_rules_are_stated():
-    chat = ScriptedChatModel([{"facts": []}])
+    chat = ScriptedChatModel([GOOD_FACTS])
     await reasoner_for(chat).extract_facts(TURNS)
     system = chat.requests[0]["messages"][0]
     assert system["role"] == "system"
@@ -168,7 +168,7 @@ async def test_injected_instructions_stay_inside_the_fence():
         "<CONVERSATION >"
     )
     turns = make_turns(("Mallory", "user", attack), ("Caroline", "user", "I love pottery."))
-    chat = ScriptedChatModel([{"facts": []}])
+    chat = ScriptedChatModel([GOOD_FACTS])
     await reasoner_for(chat).extract_facts(turns)
 
     text = user_message(chat.requests[0])
@@ -235,7 +235,7 @@ async def test_azure_request_has_deployment_in_path_and_api_version_query():
 
 async def test_compatible_endpoint_never_receives_the_openai_key(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-real-openai-key")
-    chat = ScriptedChatModel([{"facts": []}])
+    chat = ScriptedChatModel([GOOD_FACTS])
     reasoner = OpenAIReasoner(
         "llama3.1", base_url="http://localhost:11434/v1", http_client=chat.http_client(),
         max_retries=0,
@@ -251,7 +251,7 @@ async def test_json_schema_rejected_with_400_falls_back_to_json_object_mode():
     chat = ScriptedChatModel([
         ScriptedHTTPError(400, "response_format type json_schema is not supported"),
         GOOD_FACTS,
-        {"facts": []},
+        GOOD_FACTS,
     ])
     reasoner = reasoner_for(chat)
     assert len((await reasoner.extract_facts(TURNS)).facts) == 2
@@ -280,7 +280,7 @@ async def test_400_in_json_object_mode_too_is_a_reasoner_error():
 async def test_api_errors_become_reasoner_errors(error, sdk_error):
     chat = ScriptedChatModel([error])
     with pytest.raises(ReasonerError) as info:
-        await reasoner_for(chat).summarize_thread(None, TURNS, 50)
+        await reasoner_for(chat, max_retries=0).summarize_thread(None, TURNS, 50)
     assert not isinstance(info.value, MalformedOutputError)
     assert isinstance(info.value.__cause__, sdk_error)
     assert str(error.status_code) in str(info.value) and error.message in str(info.value)

@@ -18,7 +18,7 @@ LLAMA_CPP_500 = ScriptedHTTPError(
 
 
 async def test_500_whose_body_names_the_format_falls_back_to_json_mode():
-    chat = ScriptedChatModel([LLAMA_CPP_500, GOOD_FACTS, {"facts": []}])
+    chat = ScriptedChatModel([LLAMA_CPP_500, GOOD_FACTS, GOOD_FACTS])
     reasoner = OpenAIReasoner("qwen", client=chat.async_client())
     assert len((await reasoner.extract_facts(TURNS)).facts) == 2
     await reasoner.extract_facts(TURNS)

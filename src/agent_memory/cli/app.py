@@ -28,6 +28,7 @@ from .reasoner_options import (
     ReasonerBaseUrlOpt,
     ReasonerOpt,
     ResponseFormatOpt,
+    TimeoutOpt,
     reasoner_overrides,
 )
 from .render import console, err_console, hits_table
@@ -98,12 +99,14 @@ def ingest(
     reasoner_base_url: ReasonerBaseUrlOpt = None,
     reasoner_api_key: ReasonerApiKeyOpt = None,
     reasoner_response_format: ResponseFormatOpt = None,
+    reasoner_timeout: TimeoutOpt = None,
 ) -> None:
     """Ingest conversations (LoCoMo JSON or our JSON lines), then run the pipeline steps."""
     from .ingest import run_ingest
 
     settings = _settings(store, **reasoner_overrides(reasoner, reasoner_base_url,
-                                                     reasoner_api_key, reasoner_response_format))
+                                                     reasoner_api_key, reasoner_response_format,
+                                                     reasoner_timeout))
     run_ingest(path, format.value, settings, pipeline=not no_pipeline)
 
 
@@ -199,6 +202,7 @@ def demo(
     reasoner_base_url: ReasonerBaseUrlOpt = None,
     reasoner_api_key: ReasonerApiKeyOpt = None,
     reasoner_response_format: ResponseFormatOpt = None,
+    reasoner_timeout: TimeoutOpt = None,
     poison: Annotated[bool, typer.Option("--poison", help="Plant a prompt injection in the "
                       "first session and check at the end that no fact, insight, summary or "
                       "profile line carries it (exit status 1 if one does).")] = False,
@@ -208,7 +212,8 @@ def demo(
 
     poisoned = run_demo(store, Settings.load(**reasoner_overrides(reasoner, reasoner_base_url,
                                                                   reasoner_api_key,
-                                                                  reasoner_response_format)),
+                                                                  reasoner_response_format,
+                                                                  reasoner_timeout)),
                         poison)
     if poisoned:
         raise typer.Exit(1)

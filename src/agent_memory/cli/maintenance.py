@@ -21,6 +21,7 @@ from .reasoner_options import (
     ReasonerBaseUrlOpt,
     ReasonerOpt,
     ResponseFormatOpt,
+    TimeoutOpt,
     reasoner_overrides,
 )
 from .render import console, err_console
@@ -58,10 +59,11 @@ def register(app: typer.Typer) -> None:
                   as_json: JsonOpt = False, reasoner: ReasonerOpt = None,
                   reasoner_base_url: ReasonerBaseUrlOpt = None,
                   reasoner_api_key: ReasonerApiKeyOpt = None,
-                  reasoner_response_format: ResponseFormatOpt = None) -> None:
+                  reasoner_response_format: ResponseFormatOpt = None,
+                  reasoner_timeout: TimeoutOpt = None) -> None:
         """Merge duplicate facts and retire contradicted ones (newer wins)."""
         overrides = reasoner_overrides(reasoner, reasoner_base_url, reasoner_api_key,
-                                       reasoner_response_format)
+                                       reasoner_response_format, reasoner_timeout)
 
         async def run():
             async with _memory(store, **overrides) as memory:

@@ -10,15 +10,21 @@
   reasoner: "yesterday" becomes a date that is in no turn's text).
 - :func:`unsupported_names`: capitalised words of the claim (names of people, places,
   organisations) found neither in the evidence text nor among the thread's speakers.
+- :class:`SpeakerRoster`: who a claim is about, among the thread's speakers.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 from ..text.terms import STOP_WORDS
+
+if TYPE_CHECKING:
+    from ..models import Turn
 
 PREFIX = 5
 """Letters two words must share to match (stemming by prefix)."""
@@ -49,8 +55,10 @@ _NUMBER_WORDS = {w: i for i, w in enumerate((
     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
     "nineteen", "twenty"))} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
                                "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
+_CALENDAR = frozenset((*_MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday",
+                       "saturday", "sunday"))
 _NOT_NAMES = frozenset((
-    *_MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    *_CALENDAR,
     "i", "i'm", "i've", "i'd", "i'll", "mr", "mrs", "ms", "dr", "the", "user",
 )) | STOP_WORDS
 CAPITALISED = re.compile(r"\b[A-Z][\w'\u2019-]*")
@@ -67,10 +75,16 @@ def content_words(text: str) -> list[str]:
     return out
 
 
+def stem(word: str) -> str:
+    """The first :data:`PREFIX` letters of ``word`` once a plural or third-person ``-s`` is
+    dropped (:func:`word_key`): a crude stem that matches inflections ("savings" / "saving",
+    "wants" / "want", "billionaire" / "billionaires"; "saved" / "save" do not)."""
+    return word_key(word)[:PREFIX]
+
+
 def word_stems(words: Iterable[str]) -> set[str]:
-    """The first :data:`PREFIX` letters of each word: a crude stem that matches inflections
-    ("savings" / "saving" and "billionaire" / "billionaires" match; "saved" does not)."""
-    return {w[:PREFIX] for w in words}
+    """The :func:`stem` of each word."""
+    return {stem(w) for w in words}
 
 
 def lexical_support(claim: str, evidence: str, names: Iterable[str] = ()) -> float:
@@ -81,17 +95,19 @@ def lexical_support(claim: str, evidence: str, names: Iterable[str] = ()) -> flo
         evidence: the evidence turns' text, joined.
         names: speaker names, left out of the count (a fact names its speaker, which says
             nothing about its content; names are checked by :func:`unsupported_names`);
-            ``user`` always is (insights say "the user").
+            ``user`` always is (insights say "the user"). Month and weekday names are left
+            out too: dates are checked by :func:`unsupported_numbers` (a resolved "next
+            month" says "May 2025", which no turn says).
 
     Returns:
         1.0 for a claim without content words other than names.
     """
     excluded = word_stems(w for n in [*names, "user"] for w in content_words(n))
-    words = {w for w in content_words(claim) if w[:PREFIX] not in excluded}
+    words = {w for w in content_words(claim) if stem(w) not in excluded and w not in _CALENDAR}
     if not words:
         return 1.0
     found = word_stems(content_words(evidence))
-    return sum(1 for w in words if w[:PREFIX] in found) / len(words)
+    return sum(1 for w in words if stem(w) in found) / len(words)
 
 
 def _numbers(text: str) -> set[str]:
@@ -236,7 +252,7 @@ def unsupported_names(claim: str, evidence: str, speakers: Iterable[str] = ()) -
         if not before or before[-1] in ".!?:\n":
             continue
         word = match.group(0).lower().removesuffix("'s").strip("'-")
-        if not word or word in _NOT_NAMES or word in known or word[:PREFIX] in stems:
+        if not word or word in _NOT_NAMES or word in known or stem(word) in stems:
             continue
         missing.append(match.group(0).removesuffix("'s"))
     return missing
@@ -262,3 +278,76 @@ def word_key(word: str) -> str:
         return word[:-2]
     return word[:-1] if word.endswith("s") and len(word) > 3 and not word.endswith("ss") else word
 
+
+_USER_WORDS = re.compile(r"\b(?:the\s+)?(?:user|client|customer)\b", re.IGNORECASE)
+"""How insights and prompts name the user-side speaker."""
+
+
+@dataclass(frozen=True)
+class ClaimSubject:
+    """Whom a claim is about (:meth:`SpeakerRoster.about`).
+
+    Attributes:
+        names: the thread's speakers it is about (empty: none of them, or unknown).
+        assistant: it is about an assistant-side speaker (one with only assistant turns in a
+            thread that has user turns).
+    """
+
+    names: frozenset[str]
+    assistant: bool = False
+
+
+class SpeakerRoster:
+    """The speakers of a thread by side: who says user turns, who only assistant turns.
+
+    Args:
+        turns: the thread's turns.
+    """
+
+    def __init__(self, turns: Iterable[Turn]) -> None:
+        roles: dict[str, set[str]] = {}
+        for turn in turns:
+            if turn.speaker:
+                roles.setdefault(turn.speaker, set()).add(turn.role.value)
+        self.names = frozenset(roles)
+        self.users = frozenset(s for s, r in roles.items() if "user" in r)
+        self.assistants = frozenset(s for s, r in roles.items() if r == {"assistant"}) \
+            if self.users else frozenset()
+        self._first = {s: s.split()[0].lower() for s in roles if s.split()}
+
+    def about(self, subject: str | None, text: str) -> ClaimSubject:
+        """Whom a claim is about: its ``subject`` when it names a speaker (``user`` / ``the
+        client``: the user-side speakers), else the first speaker named in ``text`` (a
+        speaker's first name counts; "the user" names the user side).
+
+        Returns:
+            The speakers; empty names when the claim is about no speaker (a third person) or
+            none can be told.
+        """
+        if subject and subject.strip():
+            found = self._match(subject.strip())
+            if found is not None:
+                return found
+            if subject.strip().split()[0].lower() not in ("he", "she", "they", "it", "i"):
+                return ClaimSubject(frozenset())
+        best: tuple[int, ClaimSubject] | None = None
+        lowered = text.lower()
+        for speaker, first in self._first.items():
+            match = re.search(rf"\b{re.escape(first)}\b", lowered)
+            if match and (best is None or match.start() < best[0]):
+                best = (match.start(), self._side({speaker}))
+        user = _USER_WORDS.search(text)
+        if user and self.users and (best is None or user.start() < best[0]):
+            best = (user.start(), ClaimSubject(self.users))
+        return best[1] if best else ClaimSubject(frozenset())
+
+    def _match(self, subject: str) -> ClaimSubject | None:
+        clean = re.sub(r"^(?:the|my|our)\s+", "", subject.lower()).strip()
+        if _USER_WORDS.fullmatch(clean) and self.users:
+            return ClaimSubject(self.users)
+        word = clean.split()[0] if clean.split() else ""
+        hits = {s for s, first in self._first.items() if s.lower() == clean or first == word}
+        return self._side(hits) if hits else None
+
+    def _side(self, speakers: set[str]) -> ClaimSubject:
+        return ClaimSubject(frozenset(speakers), bool(speakers) and speakers <= self.assistants)

@@ -55,6 +55,8 @@ class StepResult(BaseModel):
         exact_dedup_skipped: facts skipped because an active fact had the same content_hash.
         grounding_rejected: proposals refused by the grounding check (not stored).
         grounding_reasons: those refusals by reason (``{"instruction as evidence": 2}``).
+        grounding_repaired: proposals accepted once their citation was moved to a
+            neighbouring turn of the same speaker (``Verdict.repaired``).
         changed: False when there was nothing new (the store is untouched).
     """
 
@@ -66,10 +68,13 @@ class StepResult(BaseModel):
     exact_dedup_skipped: int = 0
     grounding_rejected: int = 0
     grounding_reasons: dict[str, int] = Field(default_factory=dict)
+    grounding_repaired: int = 0
 
     def count_refused(self, verdicts: Iterable[Verdict]) -> None:
-        """Add the refused ``verdicts`` to ``grounding_rejected`` / ``grounding_reasons``."""
+        """Add the refused ``verdicts`` to ``grounding_rejected`` / ``grounding_reasons``, the
+        repaired ones to ``grounding_repaired``."""
         for verdict in verdicts:
+            self.grounding_repaired += verdict.repaired
             if verdict.reason is not None:
                 self.grounding_rejected += 1
                 self.grounding_reasons[verdict.reason] = \

@@ -107,7 +107,8 @@ async def extract_facts(
     for f in existing:
         if not f.active:
             retired.setdefault(f.content_hash, set()).update(f.evidence)
-    verdicts = await grounder_for(c).check([Claim(d.text, d.evidence) for d in drafts], by_id)
+    verdicts = await grounder_for(c).check(
+        [Claim(d.text, d.evidence, subject=d.subject) for d in drafts], by_id)
     result.count_refused(verdicts)
     now = utcnow()
     facts: list[Fact] = []

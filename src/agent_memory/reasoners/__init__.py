@@ -108,7 +108,7 @@ def reasoner_from_settings(settings: Settings, **options: Any) -> Reasoner:
     ``reasoner_base_url`` and ``reasoner_api_key`` go to ``openai:`` and ``compatible:``
     reasoners (``azure:`` takes its endpoint from ``azure_endpoint`` /
     ``AZURE_OPENAI_ENDPOINT``, and the key), ``reasoner_context_tokens`` and
-    ``reasoner_response_format`` to every LLM reasoner; ``extractive`` takes ``wordnet``.
+    ``reasoner_response_format`` and ``reasoner_timeout`` to every LLM reasoner; ``extractive`` takes ``wordnet``.
 
     Args:
         settings: the settings.
@@ -121,7 +121,8 @@ def reasoner_from_settings(settings: Settings, **options: Any) -> Reasoner:
     provider = settings.reasoner.strip().partition(":")[0].strip().lower()
     if provider in _LLM_PROVIDERS:
         found: dict[str, Any] = {"context_tokens": settings.reasoner_context_tokens,
-                                 "response_format": settings.reasoner_response_format}
+                                 "response_format": settings.reasoner_response_format,
+                                 "timeout": settings.reasoner_timeout}
         if settings.reasoner_api_key is not None:
             found["api_key"] = settings.reasoner_api_key.get_secret_value()
         if settings.reasoner_base_url and provider != "azure":

@@ -7,9 +7,11 @@ endpoint that refuses ``json_schema`` -- HTTP 400, or an error of any status who
 is asked again in JSON mode (``{"type": "json_object"}``), and keeps that mode afterwards. The
 ``response_format`` option (setting ``reasoner_response_format``) fixes the mode instead.
 Answers are validated against the same pydantic models the offline reasoner returns and repaired
-when malformed (:mod:`.structured`). Transient failures are retried by the SDK
-(``max_retries``); what remains is translated into :class:`~agent_memory.errors.ReasonerError` with the SDK error as
-``__cause__``.
+when malformed (:mod:`.structured`). A request is retried only when the server provably is
+not working on it (connection refused, HTTP 408/429/503, :mod:`.openai_retry`); a request that
+timed out (``timeout``, setting ``reasoner_timeout``) is never re-sent, since a local server
+keeps working on it. What remains is translated into
+:class:`~agent_memory.errors.ReasonerError` with the SDK error as ``__cause__``.
 
 Example::
 
@@ -20,7 +22,6 @@ Example::
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -34,11 +35,12 @@ from ..errors import ConfigError, InvalidInputError, ReasonerError
 from ..models import Fact, Turn
 from ..profile_schema import SchemaField
 from ..tokens import count_tokens, truncate_tokens
-from . import chunking, prompts
+from . import chunking, openai_retry, prompts
+from . import openai_facts as _facts
 from . import openai_profile as _profile
 from . import openai_reconcile as _reconcile
 from . import openai_sessions as _sessions
-from .base import FactDraft, FactExtraction, FieldAssignment, Reasoner, SummaryDraft
+from .base import FactExtraction, FieldAssignment, Reasoner, SummaryDraft
 from .reconcile_models import ReconcileDecision
 from .sessions_models import (
     FactRetrieval,
@@ -47,7 +49,7 @@ from .sessions_models import (
     SessionReflection,
     ToolRunner,
 )
-from .structured import Message, OutputRejected, complete_structured, response_format, schema_text
+from .structured import Message, complete_structured, response_format, schema_text
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -87,8 +89,11 @@ class OpenAIReasoner(Reasoner):
         temperature: sampling temperature; ``None`` leaves it to the server (for models that
             accept only the default).
         max_repairs: repair turns after an invalid answer before MalformedOutputError (>= 0).
-        timeout: per-request timeout in seconds.
-        max_retries: SDK retries of transient failures (connection errors, 408/409/429/5xx).
+        timeout: per-request timeout in seconds (setting ``reasoner_timeout``); a request
+            that times out is not re-sent (:mod:`.openai_retry`). Small local models on a CPU
+            need minutes for a long prompt.
+        max_retries: retries of requests the server provably did not work on (connection
+            refused, HTTP 408/429/503; :mod:`.openai_retry`), >= 0.
         client: a pre-built ``openai.AsyncOpenAI`` / ``AsyncAzureOpenAI``; the connection
             options above are then ignored and the client is not closed by :meth:`aclose`.
         http_client: an ``httpx.AsyncClient`` for the SDK (tests: a MockTransport, see
@@ -146,8 +151,13 @@ class OpenAIReasoner(Reasoner):
         if response_format not in ("auto", "json_schema", "json_object"):
             raise ConfigError(f"unknown response_format {response_format!r}; use auto, "
                               "json_schema or json_object")
-        if timeout <= 0:
+        if not timeout > 0:
             raise ConfigError("timeout must be > 0 seconds")
+        if max_retries < 0:
+            raise ConfigError("max_retries must be >= 0")
+        given = getattr(client, "timeout", None)  # a ready client keeps its own timeout
+        self.timeout = float(given) if isinstance(given, int | float) else float(timeout)
+        self.max_retries = max_retries
         if not isinstance(context_tokens, int) or context_tokens < 2048:
             raise ConfigError(f"context_tokens must be an integer >= 2048, got {context_tokens!r}")
         self.context_tokens = context_tokens
@@ -164,7 +174,8 @@ class OpenAIReasoner(Reasoner):
             return
         if provider == "compatible" and not base_url:
             raise ConfigError("the compatible reasoner needs base_url")
-        common: dict[str, Any] = {"timeout": timeout, "max_retries": max_retries}
+        # The SDK's own retries would re-send timed-out requests: openai_retry decides instead.
+        common: dict[str, Any] = {"timeout": timeout, "max_retries": 0}
         if http_client is not None:
             common["http_client"] = http_client
         try:
@@ -243,51 +254,17 @@ class OpenAIReasoner(Reasoner):
         """Extract facts citing their turns (see :meth:`Reasoner.extract_facts`).
 
         Cited ids not among ``turns`` are dropped; a fact left citing none is refused and
-        repaired. An ``occurred_at`` that is not a ``YYYY-MM-DD`` date becomes ``None``.
-        Turns that do not fit in one request (``context_tokens``) are sent in several; their
-        facts are concatenated in turn order.
+        repaired. Relative dates are resolved against the cited turn's time; an
+        ``occurred_at`` that is not a ``YYYY-MM-DD`` date becomes ``None``. Turns that do not
+        fit in one request (``context_tokens``) are sent in several; an empty answer for
+        turns with clear self-disclosures is asked again once, narrower. See
+        :mod:`.openai_facts`.
 
         Raises:
             MalformedOutputError: invalid output after ``max_repairs`` repairs.
             ReasonerError: the endpoint failed.
         """
-        if not turns:
-            return FactExtraction()
-        schema = schema_text(FactExtraction)
-        fixed = chunking.message_tokens(prompts.fact_messages([], schema))
-        budget = chunking.material_budget(
-            self.context_tokens, fixed, self.context_tokens // chunking.FACT_ANSWER_SHARE)
-        facts: list[FactDraft] = []
-        for part in chunking.pack_turns(turns, budget):
-            facts += (await self._extract_part(part, schema)).facts
-        return FactExtraction(facts=facts)
-
-    async def _extract_part(self, turns: Sequence[Turn], schema: str) -> FactExtraction:
-        """One request of :meth:`extract_facts`: ``turns`` fit the context window."""
-        known = {turn.id for turn in turns}
-
-        def check(result: FactExtraction) -> FactExtraction:
-            facts: list[FactDraft] = []
-            uncited: list[str] = []
-            for i, fact in enumerate(result.facts):
-                cited = _keep_known(fact.evidence, known)
-                if not cited:
-                    uncited.append(f"- facts.{i} ({fact.text[:60]!r}) cites {fact.evidence}")
-                    continue
-                facts.append(
-                    fact.model_copy(
-                        update={"evidence": cited, "occurred_at": _iso_date(fact.occurred_at)}
-                    )
-                )
-            if uncited:
-                raise OutputRejected(
-                    "these facts cite no turn id shown in the conversation (use the ids in "
-                    "square brackets at the start of each line):\n" + "\n".join(uncited)
-                )
-            return FactExtraction(facts=facts)
-
-        messages = prompts.fact_messages(turns, schema)
-        return await self._structured(messages, FactExtraction, check)
+        return await _facts.extract_facts(self, turns)
 
     async def summarize_user(
         self, previous: str | None, items: Sequence[str], max_tokens: int
@@ -435,15 +412,23 @@ class OpenAIReasoner(Reasoner):
         }
         if self.temperature is not None:
             params["temperature"] = self.temperature
-        return await self._client.chat.completions.create(**params)
+        return await self._send(params)
+
+    async def _send(self, params: dict[str, Any]) -> Any:
+        """One chat completions call under the retry policy of :mod:`.openai_retry`."""
+        return await openai_retry.send(
+            lambda: self._client.chat.completions.create(**params), self.max_retries, self.name)
 
     def _translate(self, exc: Exception) -> ReasonerError:
         if isinstance(exc, openai.APIStatusError):
             detail = _error_message(exc)
             kind = type(exc).__name__
             return ReasonerError(f"{self.name}: HTTP {exc.status_code} ({kind}): {detail}")
-        if isinstance(exc, openai.APITimeoutError):
-            return ReasonerError(f"{self.name}: the request timed out")
+        if openai_retry.timed_out(exc):
+            return ReasonerError(
+                f"{self.name}: no answer within {self.timeout:g} s (reasoner_timeout); not "
+                "re-sent, as the server may still be working on it: raise reasoner_timeout "
+                "for a slow local model")
         if isinstance(exc, openai.APIConnectionError):
             return ReasonerError(f"{self.name}: cannot reach the endpoint: {exc}")
         return ReasonerError(f"{self.name}: {type(exc).__name__}: {exc}")
@@ -477,15 +462,6 @@ def _keep_known(ids: Sequence[str], known: set[str]) -> list[str]:
         if clean in known and clean not in out:
             out.append(clean)
     return out
-
-
-def _iso_date(value: str | None) -> str | None:
-    if not value:
-        return None
-    try:
-        return dt.date.fromisoformat(value.strip()[:10]).isoformat()
-    except ValueError:
-        return None
 
 
 def _fit(text: str, max_tokens: int) -> str:

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from ..errors import InvalidInputError, ReasonerError
 from ..models import Turn
+from .extractive.dates import resolve_dates
 from .sessions_models import (
     CFR_TOOLS,
     FactRetrieval,
@@ -53,12 +54,14 @@ async def reflect_on_session(
     r: OpenAIReasoner, turns: Sequence[Turn], categories: Sequence[str]
 ) -> SessionReflection:
     """Session reflection; refuses (and repairs) insights outside ``categories``; evidence ids
-    not among ``turns`` are dropped (an insight left citing none cites every turn)."""
+    not among ``turns`` are dropped (an insight left citing none cites every turn); relative
+    dates are resolved against the first cited turn's time."""
     if not turns:
         return SessionReflection(reflection_flag="no-insight")
     allowed = set(categories)
     ids = [t.id for t in turns]
     known = set(ids)
+    by_id = {t.id: t for t in turns}
 
     def check(result: SessionReflection) -> SessionReflection:
         bad = [f"- insights.{i}: category {x.category!r}" for i, x in enumerate(result.insights)
@@ -71,8 +74,9 @@ async def reflect_on_session(
         fixed = []
         for insight in result.insights:
             cited = [e.strip().strip("[]") for e in insight.evidence]
-            cited = [e for e in dict.fromkeys(cited) if e in known]
-            fixed.append(insight.model_copy(update={"evidence": cited or ids}))
+            cited = [e for e in dict.fromkeys(cited) if e in known] or ids
+            text = resolve_dates(insight.insight_text, by_id[cited[0]].created_at).text
+            fixed.append(insight.model_copy(update={"evidence": cited, "insight_text": text}))
         return result.model_copy(update={"insights": fixed})
 
     messages = reflection_messages(turns, categories, schema_text(SessionReflection))
@@ -170,7 +174,7 @@ async def _complete(r: OpenAIReasoner, messages: list[dict[str, Any]], tool_choi
     if r.temperature is not None:
         params["temperature"] = r.temperature
     try:
-        completion = await r._client.chat.completions.create(**params)
+        completion = await r._send(params)
     except openai.OpenAIError as exc:
         raise r._translate(exc) from exc
     if not completion.choices:

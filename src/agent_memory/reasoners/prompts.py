@@ -133,8 +133,11 @@ relationships, work, health, possessions, opinions). Skip greetings, filler and 
 (event, plan, preference, relationship, work, health, possession, opinion, ...). \
 "confidence": 0 to 1, how clearly the text states it. "importance": 1 (trivia) to 10 (life \
 changing). "occurred_at": the date the fact refers to as YYYY-MM-DD, or null.
-- "evidence": the ids (without brackets) of the turns the fact comes from. Only ids shown in \
-the conversation are valid; every fact needs at least one.
+- A fact about a person comes from that person's own words. What an assistant or advisor \
+suggests, asks, recommends or promises is not a fact about the user: skip it.
+- "evidence": the ids (without brackets) of the turns the fact comes from: the turn where \
+the person says it. Only ids shown in the conversation are valid; every fact needs at least \
+one.
 - If nothing is worth remembering, answer {"facts": []}."""
 
 
@@ -142,6 +145,21 @@ def fact_messages(turns: Sequence[Turn], schema: str) -> list[dict[str, Any]]:
     """Messages asking for a :class:`~agent_memory.reasoners.base.FactExtraction`."""
     user = fence("conversation", render_turns(turns)) + "\n\n" + _reminder("the facts")
     return [_system(_FACT_TASK, schema), {"role": "user", "content": user}]
+
+
+_DISCLOSURE_TASK = """\
+Task: each line below is a person speaking about themselves. Write down what each line says \
+about its speaker, one fact per claim, as a sentence naming the speaker ("Caroline is 34", \
+"Caroline works as a nurse"). "subject": the speaker's name. "evidence": the id of the line. \
+Every line with a statement about its speaker gives at least one fact."""
+
+
+def disclosure_messages(turns: Sequence[Turn], schema: str) -> list[dict[str, Any]]:
+    """The narrower fact request sent once when :func:`fact_messages` got no fact for turns
+    with clear self-disclosures: only those turns, one question (for small models)."""
+    user = fence("conversation", render_turns(turns)) + "\n\n" + _reminder(
+        "the facts each line states about its speaker")
+    return [_system(_DISCLOSURE_TASK, schema), {"role": "user", "content": user}]
 
 
 _PROFILE_TASK = """\

@@ -57,12 +57,14 @@ class ScriptedHTTPError:
         message: ``error.message`` of the body.
         type: ``error.type`` (``invalid_request_error``, ``rate_limit_error``, ...).
         code: ``error.code``, if any.
+        headers: response headers (``{"Retry-After": "0"}``).
     """
 
     status_code: int
     message: str = "scripted error"
     type: str = "invalid_request_error"
     code: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
 
     def body(self) -> dict[str, Any]:
         """The JSON body: ``{"error": {"message", "type", "param", "code"}}``."""
@@ -140,7 +142,8 @@ class ScriptedChatModel:
         if callable(reply) and not isinstance(reply, ScriptedHTTPError):
             reply = reply(body)
         if isinstance(reply, ScriptedHTTPError):
-            return response_cls(reply.status_code, json=reply.body())
+            return response_cls(reply.status_code, json=reply.body(),
+                                headers=dict(reply.headers))
         return response_cls(200, json=self._completion(body, reply, index))
 
     def _completion(self, body: dict[str, Any], reply: Any, index: int) -> dict[str, Any]:

@@ -1,0 +1,138 @@
+"""The LLM reasoner's fact extraction; :class:`~.openai.OpenAIReasoner` delegates here.
+
+- **Context**: turns that do not fit in one request (``context_tokens``, with a quarter of it
+  kept for the answer) are sent in several (:mod:`.chunking`); their facts are concatenated
+  in turn order.
+- **Evidence**: cited ids not among the request's turns are dropped; a fact left citing none
+  is refused and repaired (:func:`~.structured.complete_structured`).
+- **Dates**: relative dates the model left in a fact ("yesterday", "last week", "next
+  month") are resolved against the time of the fact's first cited turn, as the offline
+  reasoner does (:func:`~.extractive.dates.resolve_dates`); a day the fact names becomes its
+  ``occurred_at`` when the model gave none.
+- **Empty answers**: small models sometimes answer ``{"facts": []}`` for turns full of
+  self-disclosures ("I'm 34 and I work as a nurse"), or only a fact from a planted
+  instruction. When a request whose turns hold clear self-disclosures
+  (:func:`self_disclosures`) comes back with no fact citing one of them, it is asked once
+  more with the narrower prompt of :func:`~.prompts.disclosure_messages` (only those turns,
+  one question), and the facts of both answers are kept.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..grounding.injection import injection_reason
+from ..models import Turn
+from . import chunking, prompts
+from .base import FactDraft, FactExtraction
+from .extractive.dates import resolve_dates
+from .structured import OutputRejected, schema_text
+
+if TYPE_CHECKING:
+    from .openai import OpenAIReasoner
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|we|we're|we've|our|us)\b",
+                           re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z0-9$%']+")
+
+MIN_DISCLOSURE_WORDS = 5
+"""Fewest words a first-person statement needs to count as a clear self-disclosure."""
+
+
+def self_disclosures(turns: Sequence[Turn]) -> list[Turn]:
+    """The turns that clearly say something about their speaker: said by a person (not an
+    assistant, tool or system turn), in the first person, at least
+    :data:`MIN_DISCLOSURE_WORDS` words outside questions, and not addressed to the memory or
+    the model (:func:`~agent_memory.grounding.injection.injection_reason`)."""
+    found = []
+    for turn in turns:
+        if turn.role.value != "user" or injection_reason(turn.content):
+            continue
+        statements = [s for s in re.split(r"(?<=[.!?])\s+", turn.content.strip())
+                      if s and not s.rstrip().endswith("?")]
+        if any(_FIRST_PERSON.search(s) and len(_WORD.findall(s)) >= MIN_DISCLOSURE_WORDS
+               for s in statements):
+            found.append(turn)
+    return found
+
+
+def absolute_dates(fact: FactDraft, turn: Turn) -> FactDraft:
+    """``fact`` with the relative dates of its text resolved against ``turn``'s time (the
+    turn it cites first) and, when it had none, the ``occurred_at`` of a day it names."""
+    resolved = resolve_dates(fact.text, turn.created_at)
+    day = next((m.date for m in resolved.mentions if m.date and m.precision == "day"), None)
+    occurred = iso_date(fact.occurred_at) or (day.isoformat() if day else None)
+    return fact.model_copy(update={"text": resolved.text, "occurred_at": occurred})
+
+
+def iso_date(value: str | None) -> str | None:
+    """``value`` as ``YYYY-MM-DD`` when it starts with an ISO date, else ``None``."""
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(value.strip()[:10]).isoformat()
+    except ValueError:
+        return None
+
+
+async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtraction:
+    """The facts of ``turns`` (see the module docstring).
+
+    Raises:
+        MalformedOutputError: invalid output after ``max_repairs`` repairs.
+        ReasonerError: the endpoint failed.
+    """
+    if not turns:
+        return FactExtraction()
+    schema = schema_text(FactExtraction)
+    fixed = chunking.message_tokens(prompts.fact_messages([], schema))
+    budget = chunking.material_budget(
+        r.context_tokens, fixed, r.context_tokens // chunking.FACT_ANSWER_SHARE)
+    facts: list[FactDraft] = []
+    for part in chunking.pack_turns(turns, budget):
+        found = await _extract_part(r, part, prompts.fact_messages(part, schema))
+        disclosed = self_disclosures(part)
+        shown = {t.id for t in disclosed}
+        if disclosed and not any(shown & set(f.evidence) for f in found.facts):
+            found = found.model_copy(update={"facts": [*found.facts, *(await _extract_part(
+                r, disclosed, prompts.disclosure_messages(disclosed, schema))).facts]})
+        facts += found.facts
+    return FactExtraction(facts=facts)
+
+
+async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
+                        messages: list[dict[str, str]]) -> FactExtraction:
+    """One request: ``turns`` fit the context window."""
+    by_id = {turn.id: turn for turn in turns}
+
+    def check(result: FactExtraction) -> FactExtraction:
+        facts: list[FactDraft] = []
+        uncited: list[str] = []
+        for i, fact in enumerate(result.facts):
+            cited = _keep_known(fact.evidence, by_id)
+            if not cited:
+                uncited.append(f"- facts.{i} ({fact.text[:60]!r}) cites {fact.evidence}")
+                continue
+            facts.append(absolute_dates(fact.model_copy(update={"evidence": cited}),
+                                        by_id[cited[0]]))
+        if uncited:
+            raise OutputRejected(
+                "these facts cite no turn id shown in the conversation (use the ids in "
+                "square brackets at the start of each line):\n" + "\n".join(uncited)
+            )
+        return FactExtraction(facts=facts)
+
+    return await r._structured(messages, FactExtraction, check)
+
+
+def _keep_known(ids: Sequence[str], known: dict[str, Turn]) -> list[str]:
+    """``ids`` that are in ``known``, first occurrence order, brackets and spaces stripped."""
+    out: list[str] = []
+    for raw in ids:
+        clean = raw.strip().strip("[]").strip()
+        if clean in known and clean not in out:
+            out.append(clean)
+    return out
