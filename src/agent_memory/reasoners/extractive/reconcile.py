@@ -60,6 +60,10 @@ FEATURES = (
     "opposite_overlap")
 """Names of the features, in the order of the model's weights."""
 
+DISAGREEMENTS = ("polarity_differs", "change_differs", "irrealis_differs", "numbers_differ",
+                 "names_differ", "when_differs")
+"""Features of two facts that cannot be one claim: merging them would lose one of them."""
+_VETO = [FEATURES.index(name) for name in DISAGREEMENTS]
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 
 
@@ -113,11 +117,13 @@ class PairModel:
                 raw[:, c] += self.rate * tree["value"][node]
         return _softmax(raw)
 
-    def decide(self, p: np.ndarray) -> str:
-        """``"contradiction"``, ``"duplicate"`` or ``"unrelated"`` for one probability row."""
+    def decide(self, p: np.ndarray, x: np.ndarray | None = None) -> str:
+        """``"contradiction"``, ``"duplicate"`` or ``"unrelated"`` for one probability row
+        ``p``; with the pair's features ``x``, never ``"duplicate"`` for a pair that
+        disagrees in one of :data:`DISAGREEMENTS` (a merge keeps one text only)."""
         if p[1] >= self.thresholds["contradiction"] and p[1] >= p[0]:
             return "contradiction"
-        if p[0] >= self.thresholds["duplicate"]:
+        if p[0] >= self.thresholds["duplicate"] and (x is None or not x[_VETO].any()):
             return "duplicate"
         return "unrelated"
 
@@ -258,12 +264,13 @@ def reconcile_facts(
              if claims[i].subject == claims[j].subject]
     if not pairs:
         return ReconcileDecision()
-    probs = model.probabilities(pair_matrix(facts, vectors, pairs, attributes=attributes,
-                                            lexicon=lexicon, reading=reading))
+    x = pair_matrix(facts, vectors, pairs, attributes=attributes, lexicon=lexicon,
+                    reading=reading)
+    probs = model.probabilities(x)
     same: list[tuple[int, int, str]] = []
     conflicts: list[tuple[int, int, str]] = []
-    for (i, j), p in zip(pairs, probs, strict=True):
-        decision = model.decide(p)
+    for (i, j), p, row in zip(pairs, probs, x, strict=True):
+        decision = model.decide(p, row)
         about = (f"{found[i]} of {claims[i].subject}" if found[i] and found[i] == found[j]
                  else claims[i].subject)
         why = f"{about}: '{claims[i].predicate}' / '{claims[j].predicate}'"
