@@ -1,23 +1,14 @@
-"""Fact sentences read as claims: subject, predicate, polarity, state change, numbers, time.
+"""Fact sentences read as claims: the structural features of offline reconciliation.
 
-Offline reconciliation (:mod:`.reconcile`) compares two facts through what they claim. A fact
-sentence (third person, as the extractors write them) becomes a :class:`Claim`:
-
-- **subject**: the leading name, following possessives of relations ("Ana's sister"), so a
-  relative's facts are another subject's;
-- **predicate**: the rest, subject masked, dates and frequencies set aside (kept as ``when``),
-  negation removed (kept as the polarity);
-- **polarity**: ``False`` for a negated predicate ("does not", "never", "no longer", "has no",
-  "is a former", "used to") and for a **cessation** ("quit smoking", "sold his car", "paid off
-  the loan"): the head verb ends a state and the claim denies its object;
-- **change**: ``"end"``, ``"begin"`` (an onset: "moved to", "started", "now") or ``""``;
-- **irrealis**: governed by a verb of intention or seeking ("plans to"), or the progressive of
-  a change verb ("is moving to Oslo"): not yet done;
-- **numbers** (normalised), **terms** (stemmed content words) and the **head** verb.
-
-The word classes live in :mod:`.lexicon`. These readings are features of a pair; how they
-weigh is learned (:mod:`.reconcile`). Shallow predicate-argument reading as in information
-extraction: Jurafsky and Martin, *Speech and Language Processing* (3rd ed. draft), ch. 20.
+A fact sentence (third person, as the extractors write them) becomes a :class:`Claim`: the
+subject (following possessives of relations: "Ana's sister" is another subject), the predicate
+with the subject masked and dates and frequencies set aside as ``when``, the polarity (negated,
+"no longer", "has no", "former", "used to", or a cessation: "quit smoking", "sold his car"
+deny their object), the state change (ending, onset), intention ("plans to", "is moving to"),
+past state, numbers, stemmed terms, head verb and qualifiers. The word classes are in
+:mod:`.lexicon`; how these readings weigh is learned (:mod:`.reconcile`). Shallow
+predicate-argument reading: Jurafsky and Martin, *Speech and Language Processing* (3rd ed.
+draft), ch. 20.
 """
 
 from __future__ import annotations

@@ -1,25 +1,14 @@
 """Lexical relations between two words, from WordNet: synonymy, entailment, antonymy.
 
-Sentence embeddings place "owns a motorbike" near "owns a motorcycle" but also near "owns a
-bicycle"; they cannot tell that a puppy is a dog, that Tokyo is in Japan or that full-time is
-the opposite of part-time. The offline reconciler (:mod:`.reconcile`) asks this module about
-the one or two words where two facts differ:
-
-- :meth:`Lexicon.same` -- the words share a sense, or one is derived from the other
-  ("allergic" / "allergy", "writer" / "author");
-- :meth:`Lexicon.entails` -- a sense of the specific word reaches a sense of the general one
-  through hypernyms, instance hypernyms or part holonyms ("puppy" -> "dog", "brother" ->
-  "sibling", "Tokyo" -> "Japan"), so denying the general word denies the specific one;
-- :meth:`Lexicon.opposite` -- the words are WordNet antonyms, directly or through the head
-  adjective of a satellite ("full-time" / "part-time", "employed" / "unemployed").
-
-:func:`word_relations` counts these relations between the words where two claims differ;
-the counts are features of the learned decision (:mod:`.reconcile`).
-
-Only the :data:`SENSES` most frequent senses of each word are consulted (WordNet lists senses
-by frequency in its tagged corpus), so rare senses do not make unrelated words related
-("bar" the counter / "bar" the profession). Lexical relations as evidence in recognising
-textual entailment: Dagan, Roth, Sammons and Zanzotto, *Recognizing Textual Entailment*
+Sentence embeddings place "owns a motorbike" near "owns a bicycle" and cannot tell that a
+puppy is a dog. :class:`Lexicon` answers :meth:`~Lexicon.same` (a shared most frequent sense,
+or derivation: "writer" / "author", "allergic" / "allergy"), :meth:`~Lexicon.entails`
+(hypernyms, instances, part holonyms: "puppy" -> "dog", "Tokyo" -> "Japan"),
+:meth:`~Lexicon.similar` (one adjective cluster) and :meth:`~Lexicon.opposite` (antonymous
+adjectives or verbs: "employed" / "unemployed", "full-time" / "part-time");
+:func:`word_relations` counts them between the words where two claims differ, as features of
+the learned decision (:mod:`.reconcile`). Only the :data:`SENSES` most frequent senses count.
+Lexical relations in textual entailment: Dagan et al., *Recognizing Textual Entailment*
 (Morgan & Claypool, 2013), ch. 4.
 """
 

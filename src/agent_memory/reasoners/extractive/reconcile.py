@@ -1,31 +1,16 @@
 """Offline reconciliation: a decision learned from features of each pair of facts.
 
-Each fact is read as a claim (:mod:`.claims`: subject, predicate, polarity, state change,
-intention, numbers, time, qualifiers). Every two facts about one subject (the older first)
-become a vector of :data:`FEATURES`:
-
-- **embeddings** (all-MiniLM-L6-v2, local): cosines of the whole sentences, of the predicates
-  (subject masked: the shared subject lifts any two sentences about one person) and of the
-  objects (the predicate without its head verb);
-- **words**: overlap of stemmed terms, nesting, the same head verb, qualifiers on one side
-  only ("near", "mostly", "might", "half"), WordNet relations between the words where the
-  two differ (same sense, entailment, antonymy: :func:`.lexical.word_relations`);
-- **claim structure**: polarity, state change (ending, onset), intention against realised
-  fact, past state, numbers (same, different, one side), names, explicit times, and the
-  single-valued attribute found by embedding (:mod:`.attributes`: residence, occupation, ...);
-- a few products of these (a denial that overlaps the affirmed claim; one attribute with
-  another value).
-
-A small model (``reconcile_model.json``: logistic regression or gradient-boosted trees,
-whichever recalls more on the tuning split; trained by
-``bench/train_reconcile.py`` on pairs we wrote, see ``data/README.md``) gives a probability
-for ``duplicate``, ``contradiction`` and ``unrelated``. A pair is a contradiction only when
-that probability reaches the class's threshold and a duplicate likewise; the thresholds were
-chosen on the tuning split for precision, because wrongly retiring or merging a fact is worse
-than missing one. Duplicate groups are connected components of the duplicate relation; a
-component holding a contradicting pair is not merged. The merged text is one member's text,
-so nothing is invented: a member holding every other member's words when there is one, then
-the most trustworthy (confidence, then newest, then longest).
+Each fact is read as a claim (:mod:`.claims`). Every two facts about one subject, older first,
+become :data:`FEATURES`: cosines of sentences, predicates and objects (local embeddings),
+word overlap and qualifiers, WordNet relations between the differing words (:mod:`.lexical`),
+claim structure (polarity, state change, intention, numbers, names, times) and the
+single-valued attribute found by embedding (:mod:`.attributes`). A small model
+(``reconcile_model.json``, written by ``bench/train_reconcile.py`` from pairs we wrote) gives
+a probability per class; a pair is a contradiction or a duplicate only above the class's
+threshold, chosen on the tuning split for precision, since wrongly retiring or merging a fact
+is worse than missing one. Duplicate groups are connected components without a contradiction
+inside; the merged text is one member's (nothing invented): one holding every other member's
+words when there is one, then the most trustworthy (confidence, newest, longest).
 """
 
 from __future__ import annotations
