@@ -132,6 +132,19 @@ def test_bad_input_is_a_typed_error(tmp_path) -> None:
     bad.write_text(json.dumps({"id": "x1", "label": "same", "a": {}, "b": {}}) + "\n")
     with pytest.raises(InvalidInputError, match="x1"):
         reconcile_pairs.load_pairs(bad)
+    side = {"text": "Ana lives in Lisbon.", "subject": "Ana",
+            "created_at": "2024-01-02T00:00:00+00:00", "confidence": 0.8}
+    later = {**side, "text": "Ana lives in Porto.", "created_at": "2024-03-02T00:00:00+00:00"}
+    for a, b, message in ((later, side, "created after"),
+                          (side, {**later, "subject": "Ben"}, "different subjects")):
+        bad.write_text(json.dumps({"id": "x2", "label": "contradiction", "note": "n",
+                                   "a": a, "b": b}) + "\n")
+        with pytest.raises(InvalidInputError, match=message):
+            reconcile_pairs.load_pairs(bad)
+    bad.write_text(json.dumps({"id": "x3", "label": "contradiction", "note": "n",
+                               "a": side, "b": later}) + "\n")
+    assert [p.split for p in reconcile_pairs.load_pairs(bad)] == [
+        reconcile_pairs.hash_split("Ana")]
 
 
 def test_locomo_pairs_are_omitted_with_a_reason_when_the_dataset_is_absent(

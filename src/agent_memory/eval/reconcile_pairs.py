@@ -244,6 +244,10 @@ def _pair(row: dict[str, Any], set_name: str, data_dir: Path,
             side["text"] = rebuild_text(LocomoRef.model_validate(ref), datasets_dir)
         sides[key] = PairSide.model_validate(side)
     person = sides["a"].subject
+    if sides["b"].subject != person:
+        raise InvalidInputError(f"{row.get('id')}: the two sides name different subjects")
+    if not sides["a"].created_at < sides["b"].created_at:
+        raise InvalidInputError(f"{row.get('id')}: side b must be created after side a")
     if source == "written":
         split: Split = split_of(person, data_dir)
     elif source.startswith("locomo:"):
@@ -270,8 +274,9 @@ def load_pairs(path: str | Path, *, split: str | None = None,
         The pairs; LoCoMo-referenced ones with their text rebuilt from the dataset.
 
     Raises:
-        InvalidInputError: a line is not a valid pair, a reference names no observation, or
-            ``split`` is not one of the splits.
+        InvalidInputError: a line is not a valid pair (its sides name two subjects, or ``b`` is
+            not later than ``a``), a reference names no observation, or ``split`` is not one
+            of the splits.
         FileNotFoundError: ``path`` does not exist.
     """
     return _load(Path(path), split, Path(datasets_dir) if datasets_dir is not None else None)
