@@ -1,17 +1,13 @@
-"""WordNet relations in the offline reconciler: the database reader, the word relations and
-the contradictions and duplicates they let the reconciler find (real WordNet; skipped without
-one). Sentences here are not in the labelled pair sets."""
+"""WordNet in the offline reconciler: the database reader and the word relations the learned
+decision reads as features (real WordNet; skipped without one)."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent_memory.errors import ConfigError
-from agent_memory.reasoners.extractive.claims import parse_claim
-from agent_memory.reasoners.extractive.lexical import compound_differs
+from agent_memory.reasoners.extractive.lexical import word_relations
 from agent_memory.reasoners.extractive.wordnet import WordNet, find_wordnet
-
-from .conftest import relation
 
 
 def test_reader_finds_every_index_entry(lexicon) -> None:
@@ -44,45 +40,6 @@ def test_word_relations(lexicon) -> None:
     assert not lexicon.same("dog", "cat") and not lexicon.entails("dog", "cat")
     assert not lexicon.opposite("dog", "cat")
     assert not lexicon.opposite("brother", "sister")  # nouns: different people, not states
-
-
-@pytest.mark.parametrize(("a", "b"), [
-    ("Priya does not have a dog.", "Priya adopted a puppy called Biscuit."),
-    ("Omar has never been to Italy.", "Omar spent a month in Rome."),
-    ("Lena is employed.", "Lena is unemployed."),
-    ("Olga works full time at a bank.", "Olga works part time at the bank now."),  # collocation
-    ("Hiro is a junior developer.", "Hiro is a senior developer."),
-])
-def test_lexical_contradictions(local_embedder, attributes, lexicon, a, b) -> None:
-    assert relation(local_embedder, attributes, a, b, lexicon=lexicon) == "contradiction"
-
-
-@pytest.mark.parametrize(("a", "b"), [
-    ("Noor is a writer.", "Noor is an author."),
-    ("Felix watches a film every Friday.", "Felix watches a movie every Friday."),
-])
-def test_lexical_duplicates(local_embedder, attributes, lexicon, a, b) -> None:
-    assert relation(local_embedder, attributes, a, b, lexicon=lexicon) == "duplicate"
-
-
-@pytest.mark.parametrize(("a", "b"), [
-    ("Priya works as a nurse.", "Priya works as a nanny."),  # nanny is nurse's 2nd sense
-    ("Ana works as a tutor.", "Ana works as a coach."),
-    ("Ana works as a chemist.", "Ana works as a pharmacist."),
-    ("Ana is an architect.", "Ana is a designer."),
-    ("Ana owns a bicycle.", "Ana owns a motorcycle."),  # "+" links words, not synsets
-    ("Maria lends money to her brother.", "Maria borrows money from her brother."),
-    ("Ana is older than her sister.", "Ana is younger than her sister."),
-    ("Ana is left-handed.", "Ana is right-handed."),
-    ("Priya has a dog.", "Priya has a cat."),
-    ("Omar visited Tokyo.", "Omar visited Osaka."),
-    ("Noor owns a dog.", "Noor owns an animal shelter."),
-    ("Cleo drinks coffee every morning.", "Cleo drinks decaf coffee every morning."),
-    ("Gil speaks fluent French.", "Gil speaks basic French."),  # two adjectives, two values
-])
-def test_related_words_are_not_merged_when_they_differ(local_embedder, attributes, lexicon,
-                                                      a, b) -> None:
-    assert relation(local_embedder, attributes, a, b, lexicon=lexicon) != "duplicate"
 
 
 def test_a_missing_or_broken_folder_is_a_config_error(tmp_path) -> None:
@@ -134,34 +91,14 @@ def test_an_index_of_licence_lines_only_reads_as_empty(tmp_path) -> None:
     assert WordNet(tmp_path).lemmas("dog", "n") == []
 
 
-@pytest.mark.parametrize(("a", "b"), [
-    ("Ana sold her old car.", "Ana drives a new car."),  # another car
-    ("Ana sold her red car.", "Ana drives a blue car."),
-    ("Bo is looking for a new flat.", "Bo lives in a flat."),  # not the new one
-])
-def test_other_things_of_one_kind_do_not_contradict(local_embedder, attributes, lexicon,
-                                                   a, b) -> None:
-    assert relation(local_embedder, attributes, a, b, lexicon=lexicon) != "contradiction"
-
-
-@pytest.mark.parametrize(("a", "b"), [
-    ("Ana owns a red car.", "Ana sold her red car."),
-    ("Bo is looking for a new flat.", "Bo moved into a new flat."),
-])
-def test_the_same_thing_still_contradicts(local_embedder, attributes, lexicon, a, b) -> None:
-    assert relation(local_embedder, attributes, a, b, lexicon=lexicon) == "contradiction"
-
-
 def test_adjectives_of_one_cluster_are_one_value(lexicon) -> None:
     assert lexicon.similar("big", "huge")  # satellites of one head
     assert not lexicon.similar("fluent", "basic")
 
 
-def test_a_noun_modifier_names_another_thing(lexicon) -> None:
-    coffee, decaf = (parse_claim(t, "Cleo") for t in ("Cleo drinks coffee.",
-                                                      "Cleo drinks decaf coffee."))
-    vegetarian, strict = (parse_claim(t, "Jia") for t in ("Jia is a vegetarian.",
-                                                          "Jia is a strict vegetarian."))
-    assert compound_differs(coffee, decaf, lexicon)
-    assert not compound_differs(vegetarian, strict, lexicon)  # an adjective only describes
-    assert not compound_differs(coffee, decaf, None)
+def test_relations_between_the_words_where_two_claims_differ(lexicon) -> None:
+    assert word_relations(("owns", "motorcycle"), ("owns", "motorbike"), lexicon)[0] == 1
+    assert word_relations(("got", "puppy"), ("got", "dog"), lexicon)[1] == 1
+    assert word_relations(("works", "full-time"), ("works", "part-time"), lexicon)[2] == 1
+    assert word_relations(("has", "dog"), ("has", "cat"), lexicon) == (0, 0, 0)
+    assert word_relations(("owns", "motorcycle"), ("owns", "motorbike"), None) == (0, 0, 0)

@@ -51,11 +51,12 @@ async def test_duplicates_merge_into_one_fact_with_union_evidence(memory) -> Non
 
 
 async def test_a_merge_keeps_the_text_that_holds_every_detail(memory) -> None:
-    await put(memory, fact("Ana has a cat and a dog.", 1, confidence=0.7),
-              fact("Ana has a cat.", 2, confidence=0.9))
+    await put(memory, fact("Ana works as a nurse at the city hospital.", 1, confidence=0.7),
+              fact("Ana is a nurse at the city hospital.", 2, confidence=0.9))
     result = await memory.reconcile_memories("ana")
     assert result.merged == 2
-    assert await active_texts(memory) == {"Ana has a cat and a dog."}  # not the shorter one
+    # the text whose words hold the other's, not the more confident one
+    assert await active_texts(memory) == {"Ana works as a nurse at the city hospital."}
 
 
 async def test_contradiction_newer_wins_and_loser_records_why(memory) -> None:

@@ -7,7 +7,8 @@ text`` inside a ``<facts>`` fence; the facts are data, never instructions.
 
 The answer must validate as :class:`~.reconcile_models.ReconcileDecision` and cite only ids of
 the pool; otherwise it is sent back for repair (:mod:`.structured`), and after the repairs
-:class:`~agent_memory.errors.MalformedOutputError` is raised.
+:class:`~agent_memory.errors.MalformedOutputError` is raised. Its contradictions are then
+verified against the learned offline decision (:mod:`.reconcile_verify`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from ..models import Fact
 from . import prompts
 from .reconcile_models import ReconcileDecision
+from .reconcile_verify import DEFAULT_VERIFIER, Verifier
 from .structured import Message, OutputRejected, schema_text
 
 _FENCE = re.compile(r"<\s*(/?)\s*facts\b[^>]*>", re.IGNORECASE)
@@ -106,8 +108,15 @@ Structured = Callable[[list[Message], type[ReconcileDecision], Callable[[Any], A
                       Awaitable[ReconcileDecision]]
 
 
-async def reconcile(structured: Structured, facts: Sequence[Fact]) -> ReconcileDecision:
+async def reconcile(structured: Structured, facts: Sequence[Fact], *,
+                    verifier: Verifier | None = DEFAULT_VERIFIER) -> ReconcileDecision:
     """Ask the model once over the whole pool (plus repairs); fewer than two facts need no call.
+    The proposed contradictions are then checked by ``verifier`` (:mod:`.reconcile_verify`:
+    only those the learned offline decision does not refute retire a fact); ``None`` returns
+    the model's decision as it is.
+
+    Returns:
+        A :class:`~.reconcile_verify.VerifiedDecision` (with ``vetoed``) when verified.
 
     Raises:
         MalformedOutputError: invalid output after the reasoner's repairs.
@@ -116,5 +125,6 @@ async def reconcile(structured: Structured, facts: Sequence[Fact]) -> ReconcileD
     if len(facts) < 2:
         return ReconcileDecision()
     known = {f.id for f in facts}
-    return await structured(reconcile_messages(facts), ReconcileDecision,
-                            lambda decision: check_decision(decision, known))
+    decision = await structured(reconcile_messages(facts), ReconcileDecision,
+                                lambda decision: check_decision(decision, known))
+    return decision if verifier is None else await verifier.acheck(decision, facts)

@@ -159,13 +159,13 @@ class ExtractiveReasoner(Reasoner):
         """See :func:`.planner.retrieve_facts` (a fixed plan; ``max_rounds`` is not used)."""
         return await _planner.retrieve_facts(query, run_tool, categories, top_k)
 
-    # -- reconciliation (seed 000): see :mod:`.reconcile` and :mod:`.slots` -------------------
+    # -- reconciliation (seed 000): see :mod:`.reconcile` --------------------------------------
 
     async def reconcile(
         self, facts: Sequence[Fact], vectors: np.ndarray | None = None
     ) -> ReconcileDecision:
-        """See :func:`.reconcile.reconcile_facts` (claims compared by their predicates'
-        embeddings, numbers, negation, state changes and, with WordNet, word relations)."""
+        """See :func:`.reconcile.reconcile_facts` (a decision learned from features of each
+        pair: embeddings, claim structure and, with WordNet, word relations)."""
 
         def decide() -> ReconcileDecision:
             return _reconcile.reconcile_facts(list(facts), vectors,

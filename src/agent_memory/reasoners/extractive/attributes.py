@@ -1,16 +1,11 @@
 """Single-valued attributes found by the embedding of the predicate.
 
-A person lives in one place, is one age, has one occupation and one relationship status at a
-time; they may like, play or speak many things. Which attribute a predicate states is found by
-the cosine between the predicate's embedding (subject masked, :mod:`.claims`) and a few
-prototype phrases per attribute, not by lists of verbs: "resides in Lisbon", "has settled in
-Lisbon" and "relocated to Lisbon" all land on ``residence`` because their embeddings are near
-"lives in a city". A predicate is assigned an attribute when its best prototype scores at
-least :data:`ATTRIBUTE_THRESHOLD` and beats the best prototype of every other attribute by
-:data:`ATTRIBUTE_MARGIN`; otherwise it is multi-valued (no exclusion).
-
-Possessive attributes ("Sam's favorite food is sushi") are single-valued by their structure
-(``<attribute> is <value>``) and keyed by the attribute phrase itself (:func:`possessive`).
+A person lives in one place, is one age, has one occupation at a time; they may like or speak
+many things. The attribute a predicate states is the one whose prototype phrases its embedding
+(subject masked) is nearest: at least :data:`ATTRIBUTE_THRESHOLD`, and :data:`ATTRIBUTE_MARGIN`
+above every other attribute ("resides in Lisbon", "relocated to Lisbon" -> ``residence``).
+Possessive "<attribute> is <value>" predicates are keyed by the attribute phrase
+(:func:`possessive`).
 """
 
 from __future__ import annotations

@@ -1,37 +1,22 @@
 """Lexical relations between two words, from WordNet: synonymy, entailment, antonymy.
 
-Sentence embeddings place "owns a motorbike" near "owns a motorcycle" but also near "owns a
-bicycle"; they cannot tell that a puppy is a dog, that Tokyo is in Japan or that full-time is
-the opposite of part-time. The offline reconciler (:mod:`.reconcile`) asks this module about
-the one or two words where two facts differ:
-
-- :meth:`Lexicon.same` -- the words share a sense, or one is derived from the other
-  ("allergic" / "allergy", "writer" / "author");
-- :meth:`Lexicon.entails` -- a sense of the specific word reaches a sense of the general one
-  through hypernyms, instance hypernyms or part holonyms ("puppy" -> "dog", "brother" ->
-  "sibling", "Tokyo" -> "Japan"), so denying the general word denies the specific one;
-- :meth:`Lexicon.opposite` -- the words are WordNet antonyms, directly or through the head
-  adjective of a satellite ("full-time" / "part-time", "employed" / "unemployed").
-
-On top of them, claims (:mod:`.claims`) are compared word by word where they differ:
-:func:`covers` (a denial of the general word covers the specific one), :func:`same_claim` and
-:func:`nested_claim` (duplicates by sense), :func:`opposite_claims` (a one-word antonym
-difference).
-
-Only the :data:`SENSES` most frequent senses of each word are consulted (WordNet lists senses
-by frequency in its tagged corpus), so rare senses do not make unrelated words related
-("bar" the counter / "bar" the profession). Lexical relations as evidence in recognising
-textual entailment: Dagan, Roth, Sammons and Zanzotto, *Recognizing Textual Entailment*
+Sentence embeddings place "owns a motorbike" near "owns a bicycle" and cannot tell that a
+puppy is a dog. :class:`Lexicon` answers :meth:`~Lexicon.same` (a shared most frequent sense,
+or derivation: "writer" / "author", "allergic" / "allergy"), :meth:`~Lexicon.entails`
+(hypernyms, instances, part holonyms: "puppy" -> "dog", "Tokyo" -> "Japan"),
+:meth:`~Lexicon.similar` (one adjective cluster) and :meth:`~Lexicon.opposite` (antonymous
+adjectives or verbs: "employed" / "unemployed", "full-time" / "part-time");
+:func:`word_relations` counts them between the words where two claims differ, as features of
+the learned decision (:mod:`.reconcile`). Only the :data:`SENSES` most frequent senses count.
+Lexical relations in textual entailment: Dagan et al., *Recognizing Textual Entailment*
 (Morgan & Claypool, 2013), ch. 4.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import pairwise
 
-from .claims import PRIVATIVE, Claim, content_words, stem_term
 from .wordnet import Synset, WordNet
 
 SENSES = 2
@@ -64,7 +49,6 @@ class Lexicon:
         self._general = lru_cache(maxsize=65536)(self._closure)
         self._forms = lru_cache(maxsize=65536)(self._base_forms)  # type: ignore[method-assign]
         self._firsts = lru_cache(maxsize=65536)(self._first_senses)  # type: ignore[method-assign]
-        self.adjective = lru_cache(maxsize=65536)(self._adjective)  # cached :meth:`_adjective`
 
     def _find(self, word: str) -> tuple[Synset, ...]:
         word = word.lower().replace(" ", "_")
@@ -138,12 +122,6 @@ class Lexicon:
         keys = {s.key for s in self._synsets(general)}
         return bool(keys) and bool(self._general(specific.lower()) & keys)
 
-    def _adjective(self, word: str) -> bool:
-        """Whether ``word`` is an adjective and no verb form (participles such as "moved" or
-        "applied" are verbs, also where the database lacks its irregular-form lists)."""
-        return (bool(self.wordnet.lemmas(word, "a")) and not self.wordnet.lemmas(word, "v")
-                and not word.endswith(("ed", "ing")))
-
     def similar(self, a: str, b: str) -> bool:
         """Whether adjectives ``a`` and ``b`` share a head in WordNet's adjective clusters
         (satellites "similar to" one head: "big" / "huge", both near "large")."""
@@ -173,141 +151,26 @@ def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]
     return {p.target for s in synsets for p in s.pointers if p.symbol == "&"}
 
 
-# -- claims compared word by word (used by :mod:`.reconcile`) ---------------------------------
+WORDS = 4
+"""Most differing words per side compared (the cost is their product)."""
 
 
-def covers(general: Claim, specific: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether every content word of ``general`` is matched in ``specific``: the same term,
-    or (with a lexicon) a word of the same sense or one that entails it ("puppy" covers
-    "dog", "Tokyo" covers "Japan")."""
-    if not general.terms:
-        return False
-    if general.terms <= specific.terms:
-        return True
+def word_relations(a: Sequence[str], b: Sequence[str],
+                   lexicon: Lexicon | None) -> tuple[int, int, int]:
+    """``(same, entailed, opposite)``: how many of the words only in ``a`` have a word only in
+    ``b`` of the same sense or adjective cluster (:meth:`Lexicon.same`, :meth:`Lexicon.similar`), in an entailment either way
+    (:meth:`Lexicon.entails`), or opposite (:meth:`Lexicon.opposite`). All zero without a
+    lexicon. Words are compared as written (lower case)."""
     if lexicon is None:
-        return False
-    return all(stem_term(w) in specific.terms or any(
-        lexicon.same(v, w) or lexicon.entails(v, w) for v in specific.words)
-        for w in general.words)
-
-
-def same_claim(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether the words two claims do not share match one for one by sense (WordNet synonyms
-    or derivations: "is a writer" / "is an author", "watches a film" / "watches a movie");
-    entailment does not count, a hypernym says less ("owns a dog" / "owns an animal")."""
-    if lexicon is None:
-        return False
-    verbs = {_change_verb(a), _change_verb(b)} if a.change == b.change else set()
-    only_a = [w for w in a.words if stem_term(w) not in b.terms and w not in verbs]
-    only_b = [w for w in b.words if stem_term(w) not in a.terms and w not in verbs]
-    if not only_a or not only_b or not a.terms & b.terms and len(only_a) > 1:
-        return False
-    return (all(any(lexicon.same(x, y) for y in only_b) for x in only_a)
-            and all(any(lexicon.same(x, y) for x in only_a) for y in only_b))
-
-
-def _change_verb(claim: Claim) -> str:
-    """The verb that marks an onset ("bought a motorbike" -> "bought"), or ``""`` (a
-    cessation's predicate is already its object): two onsets compare what began, not how it
-    is worded."""
-    return claim.predicate.split(" ", 1)[0].lower() if claim.change == "begin" else ""
-
-
-def nested_claim(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether every word of the claim with fewer terms is matched in the other by stem or
-    sense ("her favourite writer is Tove Jansson" within "her favorite author is Tove Jansson,
-    whom she reads"), with at least two terms shared and no privative modifier among the
-    extra words."""
-    if lexicon is None:
-        return False
-    small, large = (a, b) if len(a.terms) <= len(b.terms) else (b, a)
-    if len(small.terms & large.terms) < 2 or (large.terms - small.terms) & PRIVATIVE:
-        return False
-    return all(stem_term(w) in large.terms or any(lexicon.same(w, v) for v in large.words)
-               for w in small.words)
-
-
-def opposite_claims(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether two claims differ in one word each (the rest shared, if any) and those words
-    are antonyms ("is employed" / "is unemployed", "works full-time" / "works part-time")."""
-    if lexicon is None or len(a.terms - b.terms) != 1 or len(b.terms - a.terms) != 1:
-        return False
-    only_a = _collocations(a, b.terms)
-    only_b = _collocations(b, a.terms)
-    return any(lexicon.opposite(x, y) for x in only_a for y in only_b)
-
-
-def _collocations(claim: Claim, shared: frozenset[str]) -> list[str]:
-    """The words of ``claim`` whose stems are not in ``shared``, each also joined to the
-    shared word after it by a hyphen, as WordNet spells its collocations ("full time" ->
-    "full-time", which is the antonym of "part-time")."""
-    words = content_words(claim.predicate, stemmed=False)
-    out = []
-    for k, word in enumerate(words):
-        if stem_term(word) in shared:
-            continue
-        out.append(word)
-        if k + 1 < len(words) and stem_term(words[k + 1]) in shared:
-            out.append(f"{word}-{words[k + 1]}")
-    return out
-
-
-def compound_differs(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether one predicate puts a noun modifier before a noun both share ("is the
-    *assistant* manager" / "is the manager", "drinks *decaf* coffee" / "drinks coffee"): a
-    noun compound names another kind of thing, where an adjective only describes it ("a
-    *strict* vegetarian" is still a vegetarian). A word counts as a noun modifier when
-    WordNet knows it as a noun and not as an adjective."""
-    if lexicon is None:
-        return False
-    return _noun_modifier(a, b.terms, lexicon) or _noun_modifier(b, a.terms, lexicon)
-
-
-def other_words(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether two claims differ in one word each, both adjectives to WordNet and not of one
-    sense ("speaks *fluent* French" / "speaks *basic* French", "drives an *electric* car" /
-    "a *diesel* car"): two modifiers of one thing are two values, however close their
-    embeddings. ``False`` without a lexicon."""
-    if lexicon is None or len(a.terms - b.terms) != 1 or len(b.terms - a.terms) != 1:
-        return False
-    only_a = [w for w in a.words if stem_term(w) not in b.terms]
-    only_b = [w for w in b.words if stem_term(w) not in a.terms]
-    if len(only_a) != 1 or len(only_b) != 1 or not a.terms & b.terms:
-        return False
-    x, y = only_a[0], only_b[0]
-    return (lexicon.adjective(x) and lexicon.adjective(y) and not lexicon.same(x, y)
-            and not lexicon.similar(x, y))
-
-
-def other_referent(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether each claim has an adjective the other lacks, of no shared sense or cluster
-    ("sold her *old* car" / "drives a *new* car"): the shared noun names two things, so a
-    denial of one is not a denial of the other. ``False`` without a lexicon."""
-    if lexicon is None:
-        return False
-    only_a = [w for w in a.words if stem_term(w) not in b.terms and lexicon.adjective(w)]
-    only_b = [w for w in b.words if stem_term(w) not in a.terms and lexicon.adjective(w)]
-    return any(not lexicon.same(x, y) and not lexicon.similar(x, y)
-               for x in only_a for y in only_b)
-
-
-def unmatched_adjective(a: Claim, b: Claim, lexicon: Lexicon | None) -> bool:
-    """Whether ``a`` has an adjective that ``b`` does not carry ("a *new* flat" / "a flat"),
-    so ``b`` may be about another thing. ``False`` without a lexicon."""
-    return lexicon is not None and any(
-        stem_term(w) not in b.terms and lexicon.adjective(w) for w in a.words)
-
-
-def _noun_modifier(claim: Claim, shared: frozenset[str], lexicon: Lexicon) -> bool:
-    """A word of ``claim`` outside ``shared``, written in lower case right before a word in
-    ``shared``, that WordNet knows only as a noun."""
-    words = claim.predicate.split()
-    return any(
-        word.isalpha() and word.islower() and stem_term(word) in claim.terms - shared
-        and stem_term(after.lower().strip(",.")) in shared
-        and lexicon.wordnet.lemmas(word, "n") and not lexicon.wordnet.lemmas(word, "a")
-        and not lexicon.wordnet.lemmas(word, "v")
-        for word, after in pairwise(words))
+        return 0, 0, 0
+    only_a = [w for w in dict.fromkeys(a) if w not in b][:WORDS]
+    only_b = [w for w in dict.fromkeys(b) if w not in a][:WORDS]
+    same = entailed = opposite = 0
+    for x in only_a:
+        same += any(lexicon.same(x, y) or lexicon.similar(x, y) for y in only_b)
+        entailed += any(lexicon.entails(x, y) or lexicon.entails(y, x) for y in only_b)
+        opposite += any(lexicon.opposite(x, y) for y in only_b)
+    return same, entailed, opposite
 
 
 def open_lexicon(folder: str | None = None) -> Lexicon | None:

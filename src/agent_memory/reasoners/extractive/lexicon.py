@@ -1,0 +1,160 @@
+"""The closed-class word lists of offline reconciliation, in one place.
+
+Reconciliation (:mod:`.claims`, :mod:`.reconcile`) reads facts with a handful of closed
+lexical classes -- stop words, negation cues, aspectual verbs that begin or end a state, verbs
+of intention, liking and disliking, privative modifiers, qualifiers, number words -- and a
+crude stemmer. Open-class knowledge (which attribute, which value, which words mean the same)
+comes from embeddings and WordNet (:mod:`.attributes`, :mod:`.lexical`), and how the evidence
+weighs is learned (:mod:`.reconcile`). Classes follow Quirk et al., *A Comprehensive Grammar of
+the English Language* (1985): determiners and pronouns (ch. 5-6), modals and semi-auxiliaries
+(ch. 3), aspectual verbs (ch. 16.39).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .sentences import word_set
+
+WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+STOP = word_set(
+    """a an the to of in on at for with and or some any very really also still now currently
+    just always usually often is are be been being am was were has have had does do did
+    their his her its them they it this that these those""")
+LIGHT = word_set("be is are was were am been being have has had having do does did get gets "
+                 "got getting become became go goes going went gone")
+"""Light verbs: they carry tense and motion; the noun or gerund after them carries the claim."""
+UNITS = word_set("dollars dollar euros euro pounds years year aged as from up by into out about "
+                 "over off all any anyone anything someone something every each himself herself "
+                 "themselves myself yourself")
+RELATIONS = word_set(
+    """sister brother mother father mom dad mum son daughter husband wife partner boyfriend
+    girlfriend fiance fiancee friend boss manager colleague coworker neighbor neighbour
+    roommate grandmother grandfather grandma grandpa aunt uncle cousin niece nephew kid kids
+    child children parents family dog cat pet puppy kitten team company band baby""")
+"""Relations whose possessive opens another subject ("Ana's sister lives in Rome")."""
+
+ENDING = word_set(
+    "quit quits stop stops stopped cease ceased sold sell sells close closes closed left leave "
+    "leaves cancel cancelled canceled ended end ends abandon abandoned lost lose loses finished "
+    "finish finishes completed complete completes recovered recover recovers resigned resign "
+    "resigns retired retire retires withdrew withdraw withdraws graduated graduate graduates "
+    "divorced divorce divorces fired expelled dismissed")
+"""Aspectual and terminative verbs that end a state; the claim denies their object."""
+ENDING_WITH_PARTICLE = word_set("gave give gives paid pay pays broke break breaks dropped drop "
+                                "drops fell fall falls")
+"""Verbs that end a state only with a particle ("gave up", "paid off", "broke up with")."""
+BEGINNING = word_set("moved move moves relocated relocate relocates started start starts began "
+                     "begin begins became become becomes switched switch took joined join joins "
+                     "adopted adopt adopts bought buy buys now")
+"""Verbs that begin a state (an onset), and the adverb "now"."""
+LIKING = word_set("like likes liked love loves loved enjoy enjoys enjoyed adore adores adored "
+                  "prefer prefers preferred")
+DISLIKING = word_set("dislike dislikes disliked hate hates hated detest detests detested loathe "
+                     "loathes loathed")
+
+NEGATION = re.compile(
+    r"^(?:(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would|should)\s*n[o']t\s+"
+    r"|(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would)\s+not\s+"
+    r"|cannot\s+|can't\s+|won't\s+|never\s+|no longer\s+|not\s+)", re.IGNORECASE)
+ANYMORE = re.compile(r"\s*\b(?:anymore|any more|any longer)\b", re.IGNORECASE)
+NEG_INSIDE = re.compile(r"\b(?:no longer|never)\b\s*", re.IGNORECASE)
+HAS_NO = re.compile(r"^(has|have|had)\s+no\s+(?!longer\b|one\b)", re.IGNORECASE)
+FORMER = re.compile(r"^(?:is|was)\s+(?:an?\s+)?(?:former\s+|ex-\s*|ex\s+)", re.IGNORECASE)
+USED_TO = re.compile(r"^used\s+to\s+", re.IGNORECASE)
+TOLERATE = re.compile(r"^(?:stand|bear|abide|stomach)\s+", re.IGNORECASE)
+IRREALIS = re.compile(
+    r"^(?:(?:is|are)\s+)?(?:plans?|planning|wants?|hopes?|hoping|intends?|aims?|wish(?:es)?|"
+    r"dreams?|considering|thinking (?:about|of)|trying|tries|would like|expects?|expecting|"
+    r"looking\s+(?:for|into)|searching\s+for|learning|exploring|studying(?=\s+to\b)|"
+    r"training(?=\s+to\b)|will)\s+(?:to\s+|of\s+)?", re.IGNORECASE)
+"""Verbs of intention, desire and seeking: what they govern has not happened."""
+MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
+          "december")
+DATE_TAIL = re.compile(
+    r"\s*(?:,\s*)?\b(?:on|in|since|from|until|by|during|as of)\s+(?:the\s+)?(?:\d{1,2}\s+)?"
+    rf"(?:{MONTHS}|\d{{4}}|spring|summer|autumn|fall|winter|last|next|early|late)\b.*$"
+    r"|\s*\b(?:last|next|this)\s+(?:year|month|week|summer|winter|spring|fall|autumn)\b.*$"
+    r"|\s*\b\d+\s+(?:years?|months?|weeks?)\s+ago\b.*$", re.IGNORECASE)
+LEADING_DATE = re.compile(
+    rf"^(?:in|on|since|as of|by)\s+(?:\d{{1,2}}\s+)?(?:{MONTHS}|\d{{4}}|spring|summer|autumn|"
+    r"fall|winter)\b[\w ]*?,?\s+(?=[A-Z])", re.IGNORECASE)
+HABITUAL = re.compile(
+    r"\s*\b(?:every (?:day|morning|evening|night|week|weekend|month|year|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)|daily|weekly|monthly|annually|on weekends|"
+    r"(?:in the (?:morning|afternoon|evening)|at (?:night|noon|midnight))|"
+    r"(?:once|twice|\w+ times) a (?:day|week|month|year)|a (?:day|week|month|year))\b",
+    re.IGNORECASE)
+"""How often and at what time of day: two facts at other times may both hold."""
+
+PRIVATIVE = word_set(
+    "former formerly ex non retired previous previously late fake false mock faux imitation "
+    "artificial pretend wannabe aspiring almost nearly lapsed would-be so-called supposed "
+    "alleged prospective interim deputy vice assistant honorary emeritus apprentice toy half")
+"""Privative modifiers, approximators and role modifiers: "a former nurse" is no nurse."""
+QUALIFIERS = word_set(
+    "might may could should must will would can maybe perhaps probably possibly mostly "
+    "usually sometimes rarely occasionally only mainly partly all most few many several "
+    "half some none both either near outside inside behind under over above below without "
+    "beside next north south east west from to for with against if unless seems appears "
+    "thinks believes convinced doubts sure co")
+"""Modals, hedges, quantifiers, relational prepositions, conditions and belief verbs: a word of
+this class on one side only qualifies that claim differently."""
+
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}
+_ONES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+         "eight": 8, "nine": 9}
+NUMBER_WORDS = {"zero": "0", "ten": "10", "eleven": "11", "twelve": "12", "hundred": "100",
+                **{w: str(v) for w, v in (_ONES | _TENS).items()}}
+_COMPOUND = re.compile(rf"\b({'|'.join(_TENS)})[- ]({'|'.join(_ONES)})\b", re.IGNORECASE)
+NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?k?|\b(?:" + "|".join(NUMBER_WORDS) + r")\b",
+                    re.IGNORECASE)
+
+
+def numbers_in(text: str) -> frozenset[str]:
+    """Numbers in ``text`` as digit strings: ``"$3,000"`` -> ``"3000"``, ``"two"`` -> ``"2"``,
+    ``"5k"`` -> ``"5000"``, ``"twenty-nine"`` -> ``"29"``."""
+    text = _COMPOUND.sub(lambda m: str(_TENS[m.group(1).lower()] + _ONES[m.group(2).lower()]),
+                         text)
+    out = set()
+    for raw in NUMBER.findall(text):
+        word = raw.lower()
+        if word in NUMBER_WORDS:
+            out.add(NUMBER_WORDS[word])
+            continue
+        digits = word.lstrip("$").replace(",", "")
+        scale = 1000 if digits.endswith("k") else 1
+        try:
+            value = float(digits.rstrip("k")) * scale
+        except ValueError:
+            continue
+        out.add(str(int(value)) if value == int(value) else str(value))
+    return frozenset(out)
+
+
+_LEMMAS = {"has": "have", "had": "have", "having": "have", "does": "do", "did": "do",
+           "is": "be", "are": "be", "was": "be", "were": "be", "children": "kid", "child": "kid",
+           "kids": "kid", "went": "go", "goes": "go", "going": "go", "doing": "do",
+           "being": "be"}
+_DOUBLED = re.compile(r"([bdgkmnprt])\1$")
+
+
+def stem(word: str) -> str:
+    """A crude stemmer for matching, not display: a few irregular forms, ``-ies`` -> ``-y``,
+    the suffixes ``-ing``, ``-ed``, ``-es``, ``-s`` stripped, a doubled consonant and a final
+    ``-e`` / ``-y`` folded ("running" / "run" -> "run", "studies" / "study" -> "stud")."""
+    inflected = word.endswith(("ing", "ed"))
+    word = _LEMMAS.get(word, word)
+    if word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    else:
+        for suffix in ("ing", "ed", "es", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                word = word[: -len(suffix)]
+                break
+    word = word.rstrip("e") if len(word) > 3 else word
+    if inflected and len(word) > 3:
+        word = _DOUBLED.sub(r"\1", word)
+    return word[:-1] if word.endswith("y") and len(word) > 4 else word

@@ -1,0 +1,155 @@
+"""An LLM's proposed contradictions, checked against the learned offline decision.
+
+A small model asked to reconcile a pool tends to call any two facts about one person a
+contradiction (a 1.5B model called 12 of 14 duplicate or unrelated pairs contradictions), and
+each such call would retire a good fact. So a proposed contradiction retires a fact only when
+
+- the learned offline decision (:mod:`.extractive.reconcile`, local embeddings) does **not**
+  call the pair duplicate or unrelated with a probability of at least :data:`CONFIDENT`, or
+- the LLM's stated reason names a changed attribute of the same subject: both facts are about
+  one subject, read as the same single-valued attribute (:mod:`.extractive.attributes`:
+  residence, occupation, ...), the reason names it (:data:`ATTRIBUTE_WORDS`), and the
+  offline decision does not call the pair a duplicate (the same value) with that confidence.
+
+Every other proposal is vetoed: kept out of the decision, logged, and counted in
+:attr:`VerifiedDecision.vetoed` with the offline probabilities. Duplicate groups pass as
+proposed. Without the local embedder (no model files) nothing can be checked, so every
+proposed contradiction is vetoed (the safe side) and the reason logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+
+from pydantic import Field
+
+from .._threads import run_in_worker
+from ..errors import ModelUnavailableError
+from ..models import Fact
+from .reconcile_models import Contradiction, ReconcileDecision
+
+log = logging.getLogger(__name__)
+
+CONFIDENT = 0.6
+"""Offline probability of ``duplicate`` or ``unrelated`` from which an LLM's contradiction
+is vetoed (unless its reason names a changed attribute)."""
+
+ATTRIBUTE_WORDS: dict[str, frozenset[str]] = {
+    "residence": frozenset({"residence", "live", "lives", "living", "home", "city", "moved",
+                            "move", "relocated", "address", "location", "where"}),
+    "hometown": frozenset({"hometown", "origin", "born", "from"}),
+    "occupation": frozenset({"occupation", "job", "profession", "work", "works", "career",
+                             "role"}),
+    "employer": frozenset({"employer", "company", "works", "job", "employed"}),
+    "employment status": frozenset({"employment", "employed", "unemployed", "retired", "job"}),
+    "age": frozenset({"age", "old", "years"}),
+    "relationship status": frozenset({"relationship", "married", "single", "divorced",
+                                      "partner", "marital", "dating"}),
+    "diet": frozenset({"diet", "vegetarian", "vegan", "meat", "eats"}),
+    "vehicle": frozenset({"vehicle", "car", "drives"}),
+}
+"""Words by which a stated reason names each single-valued attribute."""
+
+
+class VerifiedDecision(ReconcileDecision):
+    """A decision after verification.
+
+    Attributes:
+        vetoed: the proposed contradictions kept out, each rationale stating why.
+    """
+
+    vetoed: list[Contradiction] = Field(default_factory=list)
+
+
+class Verifier:
+    """The offline check, built lazily on the local embedder and shared (thread-safe).
+
+    Args:
+        confident: :data:`CONFIDENT`.
+    """
+
+    def __init__(self, confident: float = CONFIDENT) -> None:
+        self.confident = confident
+        self._lock = threading.Lock()
+        self._parts: tuple | None = None
+
+    def _load(self) -> tuple:
+        with self._lock:
+            if self._parts is None:
+                from ..embedders.local import LocalEmbedder
+                from .extractive.attributes import AttributeIndex
+                from .extractive.lexical import open_lexicon
+
+                embedder = LocalEmbedder()
+                self._parts = (embedder, AttributeIndex(embedder.embed_sync), open_lexicon())
+            return self._parts
+
+    def check(self, decision: ReconcileDecision, facts: Sequence[Fact]) -> VerifiedDecision:
+        """Keep the proposed contradictions the offline decision does not refute (see the
+        module docstring); pass the duplicate groups through.
+
+        Args:
+            decision: the LLM's decision over ``facts`` (ids already checked to be in it).
+            facts: the pool.
+        """
+        from .extractive.reconcile import _read, default_model, pair_matrix
+
+        if not decision.contradictions:
+            return VerifiedDecision(duplicates=decision.duplicates)
+        index = {f.id: k for k, f in enumerate(facts)}
+        pairs = [(index[c.first_id], index[c.second_id]) for c in decision.contradictions]
+        try:
+            embedder, attributes, lexicon = self._load()
+        except ModelUnavailableError as exc:
+            log.warning("LLM contradictions not verified, all vetoed: %s", exc)
+            return VerifiedDecision(duplicates=decision.duplicates, vetoed=[
+                c.model_copy(update={"rationale": f"unverified ({exc}): {c.rationale}"})
+                for c in decision.contradictions])
+        subset = sorted({k for pair in pairs for k in pair})
+        local = {k: n for n, k in enumerate(subset)}
+        pool = [facts[k] for k in subset]
+        vectors = embedder.embed_sync([f.content for f in pool])
+        reading = _read(pool, attributes)
+        probs = default_model().probabilities(pair_matrix(
+            pool, vectors, [(local[i], local[j]) for i, j in pairs], attributes=attributes,
+            lexicon=lexicon, reading=reading))
+        kept, vetoed = [], []
+        for proposal, (i, j), p in zip(decision.contradictions, pairs, probs, strict=True):
+            claim_i, claim_j = reading[0][local[i]], reading[0][local[j]]
+            attribute = reading[1][local[i]]
+            named = (claim_i.subject == claim_j.subject and attribute is not None
+                     and attribute == reading[1][local[j]]
+                     and _names(proposal.rationale, attribute))
+            refuted = max(p[0], p[2]) >= self.confident
+            if not refuted or (named and p[0] < self.confident):
+                why = (f"verified: {attribute} of {claim_i.subject} changed" if named
+                       else f"verified: offline P(contradiction) {p[1]:.2f}")
+                kept.append(proposal.model_copy(
+                    update={"rationale": f"{proposal.rationale} ({why})".strip()}))
+            else:
+                label = "duplicate" if p[0] >= p[2] else "unrelated"
+                vetoed.append(proposal.model_copy(update={"rationale": (
+                    f"vetoed: offline P({label}) {max(p[0], p[2]):.2f}; "
+                    f"proposed: {proposal.rationale}")}))
+                log.info("LLM contradiction %s / %s vetoed: offline P(%s) %.2f", facts[i].id,
+                         facts[j].id, label, max(p[0], p[2]))
+        return VerifiedDecision(duplicates=decision.duplicates, contradictions=kept,
+                                vetoed=vetoed)
+
+    async def acheck(self, decision: ReconcileDecision,
+                     facts: Sequence[Fact]) -> VerifiedDecision:
+        """:meth:`check` on the worker pool (it embeds: CPU-heavy)."""
+        return await run_in_worker(self.check, decision, facts)
+
+
+def _names(reason: str, attribute: str) -> bool:
+    """Whether ``reason`` names ``attribute`` (:data:`ATTRIBUTE_WORDS`, or its own words)."""
+    words = {w.strip(".,;:'\"()").lower() for w in reason.split()}
+    return bool(words & (ATTRIBUTE_WORDS.get(attribute, frozenset())
+                         | set(attribute.lstrip("'s ").split())))
+
+
+DEFAULT_VERIFIER = Verifier()
+"""The verifier LLM reconcilers use (:func:`.openai_reconcile.reconcile`)."""

@@ -1,0 +1,60 @@
+"""An LLM reconciler's contradictions checked by the learned offline decision: the real
+openai SDK served by ScriptedChatModel (no network), the real local embedder and WordNet."""
+
+from __future__ import annotations
+
+import json
+
+from agent_memory import AsyncMemory, Settings
+from agent_memory.reasoners.openai import OpenAIReasoner
+from agent_memory.reasoners.reconcile_verify import VerifiedDecision
+from agent_memory.reasoners.scripted import ScriptedChatModel
+
+from .test_reconcile import fact
+
+
+def _llm(*contradictions: tuple[str, str, str]) -> OpenAIReasoner:
+    answer = {"duplicates": [], "contradictions": [
+        {"first_id": a, "second_id": b, "rationale": why} for a, b, why in contradictions]}
+    chat = ScriptedChatModel([json.dumps(answer)])
+    return OpenAIReasoner("test-model", client=chat.async_client(), max_repairs=1)
+
+
+async def test_contradictions_the_offline_decision_refutes_are_vetoed(local_embedder) -> None:
+    home, same_home = fact("Ana lives in Boston.", 1), fact("Ana resides in Boston.", 2)
+    hobby, sport = fact("Ana likes jazz.", 3), fact("Ana plays tennis on Sundays.", 4)
+    decision = await _llm((home.id, same_home.id, "her residence changed"),
+                          (hobby.id, sport.id, "hobbies differ")).reconcile(
+        [home, same_home, hobby, sport])
+    assert isinstance(decision, VerifiedDecision)
+    assert decision.contradictions == []
+    assert {(v.first_id, v.second_id) for v in decision.vetoed} == {(home.id, same_home.id),
+                                                                    (hobby.id, sport.id)}
+    assert all(v.rationale.startswith("vetoed: offline P(") for v in decision.vetoed)
+
+
+async def test_a_changed_attribute_of_the_same_subject_retires_the_old_fact(tmp_path,
+                                                                          local_embedder) -> None:
+    old, new = fact("Ana lives in Boston.", 1), fact("Ana lives in Porto.", 9)
+    job = fact("Ana works as a pharmacist.", 2)
+    reasoner = _llm((old.id, new.id, "residence changed"), (job.id, new.id, "job changed"))
+    settings = Settings.load(store=str(tmp_path / "m.db"))
+    async with AsyncMemory.open(settings, embedder=local_embedder, reasoner=reasoner) as memory:
+        await memory.components.write([old, new, job])
+        result = await memory.reconcile_memories("ana")
+        assert result.contradicted == 1  # the residence, not the job
+        [loser] = await memory.store.get("ana", [old.id])
+        assert loser.superseded_by == new.id
+        assert "verified" in loser.supersede_evidence["rationale"]
+        texts = {f.content for f in await memory.get_memories("ana", kinds=["fact"])}
+        assert texts == {"Ana lives in Porto.", "Ana works as a pharmacist."}
+
+
+async def test_without_a_verifier_the_model_decides_alone(local_embedder) -> None:
+    from agent_memory.reasoners import openai_reconcile
+
+    home, same_home = fact("Ana lives in Boston.", 1), fact("Ana resides in Boston.", 2)
+    reasoner = _llm((home.id, same_home.id, "residence changed"))
+    decision = await openai_reconcile.reconcile(reasoner._structured, [home, same_home],
+                                                verifier=None)
+    assert len(decision.contradictions) == 1 and not isinstance(decision, VerifiedDecision)
