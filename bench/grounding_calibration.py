@@ -25,12 +25,12 @@ import numpy as np
 
 from agent_memory.datasets.locomo import PHOTO_TEMPLATE
 from agent_memory.embedders.local import LocalEmbedder
-from agent_memory.grounding.injection import injection_reason
 from agent_memory.grounding.support import (
     lexical_support,
     unsupported_names,
     unsupported_numbers,
 )
+from agent_memory.text.injection import injection_reason
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared/datasets/locomo/locomo_dev.json"
 

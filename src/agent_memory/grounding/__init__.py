@@ -5,8 +5,8 @@ See :mod:`.check` (the rules), :mod:`.injection` (turns addressing the memory or
 it).
 """
 
+from ..text.injection import injection_reason
 from .check import Claim, Grounder, GroundingTally, Verdict
-from .injection import injection_reason
 from .steps import (
     TurnSources,
     ground_summary,

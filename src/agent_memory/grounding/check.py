@@ -6,7 +6,7 @@ sentences -- each citing the turns it came from. :class:`Grounder` accepts a cla
 1. **its evidence exists**: at least one cited id is a turn of that user's thread, as read from
    the store by the calling step (one query) -- ``unknown evidence`` otherwise;
 2. **its evidence is conversation, not an instruction**: cited turns that address the memory
-   system or the model (:func:`~agent_memory.grounding.injection.injection_reason`) are set
+   system or the model (:func:`~agent_memory.text.injection.injection_reason`) are set
    aside; a claim whose only evidence is such a turn is refused (``instruction as evidence``);
    the remaining checks use the remaining turns only, so a poisoned claim cannot lean on an
    injected turn and a legitimate one at once;
@@ -55,7 +55,7 @@ import numpy as np
 
 from ..embedders.base import Embedder
 from ..models import Turn
-from .injection import injection_reason
+from ..text.injection import injection_reason
 from .support import (
     SpeakerRoster,
     content_words,

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..text.injection import injection_reason
 from .check import Grounder
-from .injection import injection_reason
 from .support import (
     CAPITALISED,
     content_words,

@@ -24,8 +24,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..grounding.injection import injection_reason
 from ..models import Turn
+from ..text.injection import injection_reason
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
 from .extractive.dates import resolve_dates
@@ -46,7 +46,7 @@ def self_disclosures(turns: Sequence[Turn]) -> list[Turn]:
     """The turns that clearly say something about their speaker: said by a person (not an
     assistant, tool or system turn), in the first person, at least
     :data:`MIN_DISCLOSURE_WORDS` words outside questions, and not addressed to the memory or
-    the model (:func:`~agent_memory.grounding.injection.injection_reason`)."""
+    the model (:func:`~agent_memory.text.injection.injection_reason`)."""
     found = []
     for turn in turns:
         if turn.role.value != "user" or injection_reason(turn.content):
