@@ -2,8 +2,9 @@
 
 Modules: :mod:`.reconcile` (the reconcile_memories step), :mod:`.audit` (history, restore),
 :mod:`.forget` (delete a thread / a user, a time-to-live for turns), :mod:`.api` (the client
-mixin). The offline slot parser lives with the offline reasoner
-(:mod:`agent_memory.reasoners.extractive.slots`), since a reasoner never imports a service.
+mixin). The offline decision of whether two facts are duplicates, contradictions or unrelated
+lives with the offline reasoner (:mod:`agent_memory.reasoners.extractive.reconcile`), since a
+reasoner never imports a service.
 """
 
 from .audit import FactHistory, history, restore
