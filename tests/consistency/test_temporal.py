@@ -118,11 +118,9 @@ async def test_add_memories_checks_the_valid_window(memory) -> None:
         await memory.get_memories("kai", as_of="yesterday")  # type: ignore[arg-type]
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "the rule-based offline reconciler does not call 'Kai lives in Boston and work as a "
-    "pharmacist' / 'Kai moved to Portland in May' a contradiction, nor split the first fact "
-    "in two; the learned reconciler (branch h20m) and atomic extraction replace it"))
 async def test_boston_portland_from_turns(memory) -> None:
+    """End to end with the offline default: the two-claim turn gives two facts, the move
+    retires only the residence, and reads as of mid-2024 still see Boston."""
     await memory.add_turns([
         {"user_id": "kai", "thread_id": "t1", "role": "user", "speaker": "Kai",
          "content": "I live in Boston and work as a pharmacist.", "created_at": JAN_2024},
@@ -136,6 +134,11 @@ async def test_boston_portland_from_turns(memory) -> None:
     assert "Portland" in now and "Boston" not in now and "pharmacist" in now
     then = " ".join(texts(await memory.get_memories("kai", kinds=["fact"], as_of=JUNE_2024)))
     assert "Boston" in then and "Portland" not in then
+    every = await memory.get_memories("kai", kinds=["fact"], include_superseded=True)
+    boston = next(f for f in every if "Boston" in f.content)
+    portland = next(f for f in every if "Portland" in f.content)
+    assert boston.superseded_by == portland.id and boston.valid_until is not None
+    assert boston.valid_until == portland.valid_from
 
 
 async def test_extracted_facts_hold_from_their_turn(memory) -> None:
