@@ -84,3 +84,21 @@ def test_held_out_pairs_are_decided_with_precision(local_embedder, attributes,
     merged = [y for y, g in zip(labels, guesses, strict=True)
               if g == "duplicate" and y != "duplicate"]
     assert len(merged) <= 1
+
+
+def test_facts_about_different_things_are_never_contradictions(local_embedder, attributes,
+                                                               lexicon) -> None:
+    """Reconciliation compares every two facts of a person: a later fact about something else
+    retires nothing (candidate selection), while a changed budget still replaces the old."""
+    march, june = datetime(2025, 3, 4, tzinfo=UTC), datetime(2025, 6, 2, tzinfo=UTC)
+    facts = [_fact("nervous", "Priya gets nervous when markets drop.", march, "Priya"),
+             _fact("retire", "Priya would like to retire by 60.", march, "Priya"),
+             _fact("budget", "Priya's budget for the house is $350,000.", march, "Priya"),
+             _fact("moved", "Priya moved to Portland in May.", june, "Priya"),
+             _fact("email", "Priya prefers a short email summary after each meeting.", june,
+                   "Priya"),
+             _fact("budget2", "Priya's budget for the house is now $480,000.", june, "Priya")]
+    decision = reconcile_facts(facts, local_embedder.embed_sync([f.content for f in facts]),
+                               attributes=attributes, lexicon=lexicon)
+    pairs = {frozenset((c.first_id, c.second_id)) for c in decision.contradictions}
+    assert pairs == {frozenset(("budget", "budget2"))}
