@@ -106,6 +106,11 @@ class LoopThread:
         """The loop is running (started and not stopped since)."""
         return self._loop is not None
 
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The thread running the loop, ``None`` when not started."""
+        return self._thread
+
     def start(self) -> asyncio.AbstractEventLoop:
         """Start the loop thread if it is not running; returns its loop."""
         with self._lock:

@@ -126,7 +126,7 @@ def test_update_re_embeds_and_index_false_is_never_matched(store, sync_memory):
     assert everything[-1].key == "doc4" and everything[-1].score is None
     assert store.get(("alice", "test"), "doc4").value == {"text": "new text about dogs"}
     indexed = sync_memory.aio.store  # the raw record: no vector, nothing full-text indexed
-    rows = sync_memory._loop.run(indexed.indexed("alice", [item_id(("alice", "test"), "doc4")]))
+    rows = sync_memory._loop.call(indexed.indexed("alice", [item_id(("alice", "test"), "doc4")]))
     assert rows[0].vectors == {} and not rows[0].text.strip()
     store.put(("alice", "test"), "doc4", {"text": "new text about dogs"})  # now indexed
     assert store.search(("alice", "test"), query="new text about dogs")[-1].score is not None

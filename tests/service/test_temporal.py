@@ -51,10 +51,11 @@ async def test_mcp_search_takes_as_of_and_shows_valid_time(memory) -> None:
     assert not (await memory.add_memories("kai", ITEMS)).failed
     await memory.reconcile_memories("kai")
     past = await mcp_search(memory, "kai", SearchInput(query="Where does Kai live?",
-                                                       kinds=["fact"], k=3, as_of=JUNE_2024))
-    assert past.hits[0].content == "Kai lives in Boston."
+                                                       kinds=["fact"], k=3, as_of=JUNE_2024,
+                                                       detail=True))
+    assert past.hits[0].text == "Kai lives in Boston."
     assert (past.hits[0].valid_from, past.hits[0].valid_until) == (JAN_2024, MAY_2025)
     now = await mcp_search(memory, "kai", SearchInput(query="Where does Kai live?",
-                                                      kinds=["fact"], k=3))
-    assert now.hits[0].content == "Kai moved to Portland in May 2025."
+                                                      kinds=["fact"], k=3, detail=True))
+    assert now.hits[0].text == "Kai moved to Portland in May 2025."
     assert now.hits[0].valid_from == MAY_2025 and now.hits[0].valid_until is None

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..embedders.base import Embedder
-from ..models import Turn
+from ..models import Role, Turn
 from ..text.injection import injection_reason
 from .support import (
     SpeakerRoster,
@@ -205,7 +205,7 @@ class Grounder:
         if about.assistant:
             return Verdict(False, ASSISTANT_SUBJECT, ", ".join(sorted(about.names)))
         verdict = self._support(claim, clean, cosine, roster)
-        if verdict.accepted and about.names and not any(t.speaker in about.names
+        if verdict.accepted and about.names and not any(_said_by(t, about.names, roster)
                                                         for t in clean):
             said_by = ", ".join(sorted({t.author for t in clean}))
             return Verdict(False, OTHER_SPEAKER, f"about {', '.join(sorted(about.names))}, "
@@ -323,6 +323,14 @@ def _neighbours(claim: Claim, clean: list[Turn], turns: Mapping[str, Turn],
                      for thread, seq in spots)
              and injection_reason(t.content) is None]
     return sorted(found, key=lambda t: (t.thread_id, t.seq))
+
+
+def _said_by(turn: Turn, names: frozenset[str], roster: SpeakerRoster) -> bool:
+    """Whether ``turn`` is a turn of one of ``names``: its speaker, or, for a user turn that
+    names no speaker, one of the thread's user-side speakers (the same person, unnamed)."""
+    if turn.speaker is not None:
+        return turn.speaker in names
+    return turn.role == Role.USER and bool(names & roster.users)
 
 
 MIN_BORROWED = 2

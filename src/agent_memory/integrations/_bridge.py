@@ -46,8 +46,7 @@ class ClientBridge:
     async def arun(self, call: Call[T]) -> T:
         """``await call(client)`` where the client lives, never blocking the running loop."""
         if self._facade is not None:
-            future = asyncio.run_coroutine_threadsafe(call(self.client), self._facade._loop.loop)
-            return await asyncio.wrap_future(future)
+            return await self._facade._loop.wait(call(self.client))
         self._loop = asyncio.get_running_loop()
         return await call(self.client)
 
@@ -62,7 +61,7 @@ class ClientBridge:
             if threading.current_thread() is self._facade._loop.thread:
                 raise InvalidInputError("a sync call from the client's own loop thread would "
                                         "wait on itself; use the async methods there")
-            return self._facade._loop.run(call(self.client))
+            return self._facade._loop.call(call(self.client))
         loop = self._loop
         try:
             current = asyncio.get_running_loop()

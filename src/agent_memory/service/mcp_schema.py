@@ -55,6 +55,10 @@ FIELDS: dict[tuple[str, str], str] = {
     ("MemoryInput", "evidence"): "Ids of the messages it was learned from.",
     ("MemoryInput", "metadata"): "Any extra key-value data to keep with it.",
     ("MemoryInput", "created_at"): "When it became true (ISO 8601; default now).",
+    ("MemoryInput", "valid_from"): "When the fact started to hold, if not when it was said "
+                                   "(ISO 8601).",
+    ("MemoryInput", "valid_until"): "When the fact stopped holding, if it already has "
+                                    "(ISO 8601).",
     ("MemoryInput", "id"): "Your own id for it; leave out to get a new one.",
     ("AddedMemory", "index"): "Its position in the list you sent (from 0).",
     ("AddedMemory", "id"): "The memory id (for forget).",

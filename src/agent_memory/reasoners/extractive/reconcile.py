@@ -281,7 +281,9 @@ def reconcile_facts(
     same: list[tuple[int, int, str]] = []
     conflicts: list[tuple[int, int, str]] = []
     for (i, j), p, row in zip(pairs, probs, x, strict=True):
-        decision = model.decide(p, row)
+        # the same text (content hash) is a restatement whatever the model says
+        decision = ("duplicate" if facts[i].content_hash == facts[j].content_hash
+                    else model.decide(p, row))
         about = (f"{found[i]} of {claims[i].subject}" if found[i] and found[i] == found[j]
                  else claims[i].subject)
         why = f"{about}: '{claims[i].predicate}' / '{claims[j].predicate}'"
