@@ -109,7 +109,9 @@ async def test_copy_all_users_then_search_gives_the_same_hits(
     for path in (source, dst):
         async with AsyncMemory.open(Settings.load(store=str(path), vector_index="exact"),
                                     embedder=local_embedder) as memory:
-            hits[path] = [[(h.record.id, round(h.score, 9)) for h in
+            # float32 vectors: scores agree to about 7 significant digits, whatever row a
+            # record lands on in the copy's vector matrix
+            hits[path] = [[(h.record.id, round(h.score, 6)) for h in
                            await memory.search(users[0], q, mode=mode, k=10)]
                           for q in questions for mode in ("hybrid", "vector", "text")]
     assert hits[source] == hits[dst] and any(hits[dst])

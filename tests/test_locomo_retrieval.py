@@ -20,7 +20,7 @@ async def test_single_hop_evidence_in_top_10(memory, conv26):
     batches = [ThreadBatch(conv26.sample_id, s.thread_id, s.turns) for s in conv26.sessions]
     report = await ingest_threads(memory, batches)
     assert report.turns == sum(len(s.turns) for s in conv26.sessions)
-    assert report.summaries == len(conv26.sessions) and report.facts > 50 and report.profiles == 1
+    assert report.summaries == len(conv26.sessions) and report.facts > 50 and report.profiles == 2
 
     questions = [q for q in conv26.questions if q.category == 4 and conv26.evidence_turn_ids(q)]
     questions = questions[:12]

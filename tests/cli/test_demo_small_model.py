@@ -52,6 +52,11 @@ def small_model(request: dict):
             _fact("Priya needs roughly four more years of saving to reach the new deposit "
                   "target.", cite("four more years", "assistant")),
         ]}
+    if "into the fields of" in system:  # the profile: every fact under finances
+        count = len(re.findall(r"^\d+\. ", prompt, re.MULTILINE))
+        return {"fields": [{"field": "finances", "facts": list(range(1, count + 1))}]}
+    if "long-term memory consistent" in system:  # reconciliation: it finds nothing
+        return {"duplicates": [], "contradictions": []}
     if "profile of one user" in system:
         return {"text": "Priya is a nurse saving for a home.", "key_topics": ["home"],
                 "evidence": []}
@@ -78,7 +83,7 @@ async def test_a_small_models_mistakes_do_not_become_memory(tmp_path, local_embe
         # the citation moved from the advisor's question to Priya's answer
         "Priya wants to raise her pension contribution to 6% in May 2025.":
             ["2025-04-15-retirement:2"],
-        "Priya paid off $5,000 of the student loan on 1 June 2025.": ["2025-06-02-review:4"],
+        "Priya paid off $5,000 of the student loan on 1 June 2025.": ["2025-06-02-review:6"],
     }, out
     assert not any(RELATIVE.search(text) for text in facts)
     assert "refused by the grounding check" in out

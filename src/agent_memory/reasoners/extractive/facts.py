@@ -71,6 +71,9 @@ _HEDGE = re.compile(
     r"not sure|i feel like|hopefully)\b",
     re.IGNORECASE,
 )
+HEDGED_CONFIDENCE = 0.65
+"""Highest confidence of a fact whose clause hedges ("I think", "maybe", "might"): below the
+0.7 that session reflection keeps."""
 _LIFE_EVENT = re.compile(
     r"\b(?:married|marry|engaged|wedding|divorce\w*|pregnan\w*|baby|born|adopt\w*|passed away|"
     r"died|funeral|moved|moving|new job|promot\w*|graduat\w*|diagnos\w*|surgery|retir\w*|"
@@ -309,7 +312,8 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             category = categorize(clause.text)
             facts.append(FactDraft(
                 text=text, subject=speaker_name(turn), category=category,
-                confidence=round(0.5 + 0.45 * p, 2),
+                confidence=round(min(0.5 + 0.45 * p, HEDGED_CONFIDENCE)
+                                 if _HEDGE.search(clause.text) else 0.5 + 0.45 * p, 2),
                 importance=score_importance(text, category, dated), evidence=[turn.id],
                 occurred_at=resolved.date.isoformat() if resolved.date else None))
     return facts

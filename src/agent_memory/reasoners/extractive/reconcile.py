@@ -279,7 +279,7 @@ def reconcile_facts(
                     reading=reading)
     probs = model.probabilities(x)
     same: list[tuple[int, int, str]] = []
-    conflicts: list[tuple[int, int, str]] = []
+    conflicts: list[tuple[int, int, str, float]] = []
     for (i, j), p, row in zip(pairs, probs, x, strict=True):
         # the same text (content hash) is a restatement whatever the model says
         decision = ("duplicate" if facts[i].content_hash == facts[j].content_hash
@@ -288,14 +288,16 @@ def reconcile_facts(
                  else claims[i].subject)
         why = f"{about}: '{claims[i].predicate}' / '{claims[j].predicate}'"
         if decision == "contradiction":
-            conflicts.append((i, j, f"{why}, P(contradiction) {p[1]:.2f}"))
+            conflicts.append((i, j, f"{why}, P(contradiction) {p[1]:.2f}", float(p[1])))
         elif decision == "duplicate":
             same.append((i, j, f"{why}, P(duplicate) {p[0]:.2f}"))
+    # most probable first: a fact several later facts contradict is retired by the likeliest
+    conflicts.sort(key=lambda c: -c[3])
     return ReconcileDecision(
-        duplicates=_groups(facts, same, conflicts,
+        duplicates=_groups(facts, same, [c[:3] for c in conflicts],
                            [terms_of(f.content) | numbers_in(f.content) for f in facts]),
         contradictions=[Contradiction(first_id=facts[i].id, second_id=facts[j].id,
-                                      rationale=why) for i, j, why in conflicts])
+                                      rationale=why) for i, j, why, _ in conflicts])
 
 
 def _rank(fact: Fact) -> tuple[float, float, int]:
