@@ -40,7 +40,7 @@ class Served:
         """An httpx client; ``key`` names one of ``secrets`` sent as a Bearer token."""
         if key is not None:
             headers["Authorization"] = f"Bearer {self.secrets[key]}"
-        return httpx.Client(base_url=self.url, headers=headers, timeout=60.0)
+        return httpx.Client(base_url=self.url, headers=headers, timeout=180.0)
 
     def stop(self) -> None:
         assert self.server is not None and self.thread is not None
