@@ -46,6 +46,8 @@ class ClientBridge:
     async def arun(self, call: Call[T]) -> T:
         """``await call(client)`` where the client lives, never blocking the running loop."""
         if self._facade is not None:
+            if not self._facade._loop.started:  # closed: never start a new loop for it
+                return self._facade._run(call(self.client))  # raises ClientClosedError
             return await self._facade._loop.wait(call(self.client))
         self._loop = asyncio.get_running_loop()
         return await call(self.client)
@@ -61,7 +63,7 @@ class ClientBridge:
             if threading.current_thread() is self._facade._loop.thread:
                 raise InvalidInputError("a sync call from the client's own loop thread would "
                                         "wait on itself; use the async methods there")
-            return self._facade._loop.call(call(self.client))
+            return self._facade._run(call(self.client))  # ClientClosedError once closed
         loop = self._loop
         try:
             current = asyncio.get_running_loop()
