@@ -27,7 +27,9 @@ With ``--reasoner`` an LLM reconciles each pair once (one prompt per pair); its 
 scored alone and after verification by the learned offline decision
 (:mod:`agent_memory.reasoners.reconcile_verify`), on ``--limit`` pairs taken in turn from each
 label (sorted by id). "Facts wrongly retired" counts pairs labelled duplicate or unrelated that
-a decision calls a contradiction: each would retire a good fact.
+a decision calls a contradiction: each would retire a good fact. ``--llm-answers FILE`` keeps
+the LLM's decisions (JSON lines by pair id): pairs already answered there are not asked again,
+so the verified combination can be re-scored after the offline decision changes.
 """
 
 from __future__ import annotations
@@ -156,25 +158,45 @@ def label_of(decision) -> str:
     return "unrelated"
 
 
-def predict_llm(pairs: list[dict], spec: str, base_url: str | None) -> tuple[list[str],
-                                                                          list[str], int]:
+def predict_llm(pairs: list[dict], spec: str, base_url: str | None,
+                answers: Path | None = None, **options: object
+                ) -> tuple[list[str], list[str], int]:
     """``(alone, verified, failures)``: the LLM's label of every pair, the label after
-    verification, and how many answers failed (malformed or endpoint errors: ``unrelated``)."""
+    verification, and how many answers failed (malformed or endpoint errors: ``unrelated``).
+    With ``answers`` (JSON lines of ``{"id", "decision"}``) the decisions found there are
+    reused and new ones appended."""
     import asyncio
+    import json
 
     from agent_memory.errors import AgentMemoryError
     from agent_memory.reasoners import get_reasoner, openai_reconcile
+    from agent_memory.reasoners.reconcile_models import ReconcileDecision
     from agent_memory.reasoners.reconcile_verify import DEFAULT_VERIFIER
 
-    reasoner = get_reasoner(spec, **({"base_url": base_url} if base_url else {}))
+    reasoner = get_reasoner(spec, **({"base_url": base_url} if base_url else {}), **options)
+    known: dict[str, ReconcileDecision] = {}
+    if answers is not None and answers.exists():
+        for line in answers.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                known[row["id"]] = ReconcileDecision.model_validate(row["decision"])
+
+    async def ask(pair: dict, facts: list[Fact]) -> ReconcileDecision:
+        if pair["id"] in known:
+            return known[pair["id"]]
+        decision = await openai_reconcile.reconcile(reasoner._structured, facts, verifier=None)
+        if answers is not None:
+            with answers.open("a", encoding="utf-8") as out:
+                out.write(json.dumps({"id": pair["id"],
+                                      "decision": decision.model_dump(mode="json")}) + "\n")
+        return decision
 
     async def run() -> tuple[list[str], list[str], int]:
         alone, verified, failures = [], [], 0
         for k, pair in enumerate(pairs):
             facts = [fact("a", pair["a"]), fact("b", pair["b"])]
             try:
-                decision = await openai_reconcile.reconcile(reasoner._structured, facts,
-                                                            verifier=None)
+                decision = await ask(pair, facts)
             except AgentMemoryError as exc:
                 print(f"  {pair['id']}: {type(exc).__name__}: {str(exc)[:100]}")
                 failures += 1
@@ -215,6 +237,15 @@ def main() -> None:
     parser.add_argument("--reasoner-base-url", default=None, help="its OpenAI-compatible URL")
     parser.add_argument("--limit", type=int, default=None,
                         help="score this many pairs (taken in turn from each label)")
+    parser.add_argument("--reasoner-timeout", type=float, default=600.0,
+                        help="seconds to wait for one LLM answer (a slow local model needs "
+                             "minutes)")
+    parser.add_argument("--reasoner-response-format", default="auto",
+                        choices=("auto", "json_schema", "json_object"),
+                        help="how structured output is asked for (json_object for llama.cpp)")
+    parser.add_argument("--llm-answers", type=Path, default=None,
+                        help="JSON lines file keeping the LLM's decisions by pair id (reused "
+                             "when present, appended to)")
     args = parser.parse_args()
     lexicon = None if args.wordnet == "none" else open_lexicon(args.wordnet)
     pairs = load(args.pairs)
@@ -223,7 +254,9 @@ def main() -> None:
     pairs = take(pairs, args.limit)
     predicted = predict(pairs, lexicon)
     if args.reasoner:
-        alone, verified, failures = predict_llm(pairs, args.reasoner, args.reasoner_base_url)
+        alone, verified, failures = predict_llm(
+            pairs, args.reasoner, args.reasoner_base_url, args.llm_answers,
+            timeout=args.reasoner_timeout, response_format=args.reasoner_response_format)
         for name, guesses in (("offline (learned)", predicted), (f"LLM {args.reasoner}", alone),
                               (f"LLM {args.reasoner}, verified", verified)):
             print(f"\n== {name} ==")

@@ -113,3 +113,27 @@ async def test_the_fact_prompt_says_the_assistants_suggestions_are_not_facts():
     await OpenAIReasoner("qwen-test", client=chat.async_client()).extract_facts(SESSION)
     system = chat.requests[0]["messages"][0]["content"]
     assert "not a fact about the user" in system
+
+
+async def test_first_person_facts_are_rewritten_for_the_speaker_of_the_cited_turn():
+    turns = _turns(
+        ("user", "My husband and I now think we need $60,000 for the deposit."),
+        ("assistant", "Then we should plan on saving four more years."),
+        ("user", "I moved to Portland in May and I love it."),
+    )
+    chat = ScriptedChatModel([{"facts": [
+        {"text": "We now think we need $60,000 for the deposit.", "evidence": ["s2:0"]},
+        {"text": "I moved to Portland in May.", "subject": None, "evidence": ["s2:2"]},
+        _fact("Priya's employer is in the US.", "s2:2"),
+        _fact("Priya's advisor says we should save four more years.", "s2:1"),
+    ]}])
+    reasoner = OpenAIReasoner("qwen-test", client=chat.async_client())
+    facts = (await reasoner.extract_facts(turns)).facts
+    texts = [f.text for f in facts]
+    assert re.match(r"Priya and (?:her husband|family) now think they need \$60,000", texts[0])
+    assert texts[1] == "Priya moved to Portland in May."
+    assert [f.subject for f in facts[:2]] == ["Priya", "Priya"]
+    assert texts[2] == "Priya's employer is in the US."  # the country, not "us"
+    # a fact citing the advisor's turn is not rewritten as the advisor's self-disclosure
+    assert texts[3] == "Priya's advisor says we should save four more years."
+    assert not any(re.match(r"(?:We|I|My|Our)\b", t) for t in texts)

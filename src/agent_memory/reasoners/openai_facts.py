@@ -9,6 +9,11 @@
   month") are resolved against the time of the fact's first cited turn, as the offline
   reasoner does (:func:`~.extractive.dates.resolve_dates`); a day the fact names becomes its
   ``occurred_at`` when the model gave none.
+- **Person**: a fact the model left in the first person ("We now think we need $60,000 for
+  the deposit") is rewritten in the third person for the speaker of its first cited turn, as
+  the offline reasoner writes its facts (:func:`~.extractive.person.to_third_person`: "Priya
+  and her husband now think they need ..."), and its ``subject`` is that speaker when the
+  model gave none.
 - **Empty answers**: small models sometimes answer ``{"facts": []}`` for turns full of
   self-disclosures ("I'm 34 and I work as a nurse"), or only a fact from a planted
   instruction. When a request whose turns hold clear self-disclosures
@@ -29,6 +34,8 @@ from ..text.injection import injection_reason
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
 from .extractive.dates import resolve_dates
+from .extractive.facts import speaker_name, speakers_of
+from .extractive.person import Speaker, to_third_person
 from .structured import OutputRejected, schema_text
 
 if TYPE_CHECKING:
@@ -66,6 +73,19 @@ def absolute_dates(fact: FactDraft, turn: Turn) -> FactDraft:
     day = next((m.date for m in resolved.mentions if m.date and m.precision == "day"), None)
     occurred = iso_date(fact.occurred_at) or (day.isoformat() if day else None)
     return fact.model_copy(update={"text": resolved.text, "occurred_at": occurred})
+
+
+def third_person(fact: FactDraft, turn: Turn, speaker: Speaker) -> FactDraft:
+    """``fact`` in the third person when its text speaks in the first (I, my, we, our, ...;
+    "US" in capitals is the country), for ``speaker``, who said ``turn`` (the turn it cites
+    first); its ``subject`` becomes the speaker's name when it had none. Facts citing an
+    assistant, tool or system turn, and facts already in the third person, are returned
+    unchanged."""
+    if turn.role.value != "user" or not any(
+            m.group(0) != "US" for m in _FIRST_PERSON.finditer(fact.text)):
+        return fact
+    return fact.model_copy(update={"text": to_third_person(fact.text, speaker),
+                                   "subject": fact.subject or speaker.name})
 
 
 def iso_date(value: str | None) -> str | None:
@@ -107,6 +127,7 @@ async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
                         messages: list[dict[str, str]]) -> FactExtraction:
     """One request: ``turns`` fit the context window."""
     by_id = {turn.id: turn for turn in turns}
+    speakers = speakers_of(turns)
 
     def check(result: FactExtraction) -> FactExtraction:
         facts: list[FactDraft] = []
@@ -116,8 +137,9 @@ async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
             if not cited:
                 uncited.append(f"- facts.{i} ({fact.text[:60]!r}) cites {fact.evidence}")
                 continue
-            facts.append(absolute_dates(fact.model_copy(update={"evidence": cited}),
-                                        by_id[cited[0]]))
+            turn = by_id[cited[0]]
+            fact = absolute_dates(fact.model_copy(update={"evidence": cited}), turn)
+            facts.append(third_person(fact, turn, speakers[speaker_name(turn)]))
         if uncited:
             raise OutputRejected(
                 "these facts cite no turn id shown in the conversation (use the ids in "
