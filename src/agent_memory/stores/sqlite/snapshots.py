@@ -126,7 +126,7 @@ class VectorSnapshots:
             deleted: ids of the records deleted.
         """
         cached = None if version is None else self.cache.get(user_id, version - 1)
-        if cached is None:
+        if cached is None or version is None:
             self.cache.invalidate(user_id)
         else:
             self.cache.put(user_id, cached.after_write(version, upserts, deleted))
