@@ -157,6 +157,26 @@ class Database:
                 pass  # only a planner hint; closing matters more
             conn.close()
 
+    async def recorded_embedding(self) -> EmbeddingSpec | None:
+        """The spec recorded in the file, read without writing (see
+        :meth:`.store.SQLiteStore.recorded_embedding`).
+
+        Raises:
+            NotAStoreError: the path is a directory, not SQLite, or another program's database.
+            StoreError: the file cannot be read.
+        """
+        if self.spec is not None and self.conn is not None:
+            return self.spec
+        if self.path.is_dir():
+            raise NotAStoreError(f"{self.path} is a directory, not an agent-memory store")
+        from .export import recorded_embedding
+
+        def read() -> EmbeddingSpec | None:
+            with self.translate("read embedding"):
+                return recorded_embedding(self.path)
+
+        return await asyncio.to_thread(read)
+
     # -- connections -----------------------------------------------------------------------
 
     @property

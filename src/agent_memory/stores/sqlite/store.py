@@ -1,14 +1,11 @@
 """The default store: one SQLite file (WAL), BM25 full text, cosine KNN in numpy.
 
 :class:`SQLiteStore` is the :class:`~agent_memory.stores.base.MemoryStore` facade over parts
-with one job each: the file, its connections and error translation in :mod:`.database`;
-record writes with their index upkeep (vectors, full-text postings, write counters) in
-:mod:`.writer` (row-level SQL in :mod:`.writes`); reads, pages and searches in :mod:`.reads`;
-the cached vector views in :mod:`.snapshots`. Schema and file checks are in :mod:`.migrations`,
-SQL building in :mod:`.query`, the in-memory vector search in :mod:`.vectors` (exact, or in
-partitions of 50k+ vectors a projected scan re-scored exactly, :mod:`.projection`), BM25 over
-per-user postings with each user's own statistics in :mod:`.bm25` (FTS5's ``bm25()`` counts
-every user's rows), the bound on full-text work in :mod:`.terms`.
+with one job each: the file, connections and error translation (:mod:`.database`); writes
+with their index upkeep (:mod:`.writer`, row SQL in :mod:`.writes`); reads and searches
+(:mod:`.reads`); cached vector views (:mod:`.snapshots`, exact or projected search in
+:mod:`.vectors` / :mod:`.projection`); per-user BM25 (:mod:`.bm25`, budget in :mod:`.terms`);
+schema and file checks (:mod:`.migrations`); SQL building (:mod:`.query`).
 Every statement that reads records names ``user_id = ?``: there is no query across users.
 
 Concurrency: no coroutine of the store blocks the event loop. Each runs its body on the
@@ -38,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import ConfigError, NotAStoreError
+from ...errors import ConfigError
 from ...models import MemoryRecord, require_scope
 from ..base import CONTENT, Capability, EmbeddingSpec, Indexed, MemoryStore, RecordQuery, Scored
 from ..paging import Page
@@ -346,18 +343,7 @@ class SQLiteStore(MemoryStore):
             NotAStoreError: the path is a directory, not SQLite, or another program's database.
             StoreError: the file cannot be read.
         """
-        db = self.database
-        if db.spec is not None and db.conn is not None:
-            return db.spec
-        if self.path.is_dir():
-            raise NotAStoreError(f"{self.path} is a directory, not an agent-memory store")
-        from .export import recorded_embedding
-
-        def read() -> EmbeddingSpec | None:
-            with db.translate("read embedding"):
-                return recorded_embedding(self.path)
-
-        return await asyncio.to_thread(read)
+        return await self.database.recorded_embedding()
 
     @off_loop
     def users(self) -> list[str]:
