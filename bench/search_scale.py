@@ -168,7 +168,7 @@ async def build(path: Path, n: int, data: Data, spec) -> float:
     """Write ``n`` turns straight into a fresh store file; returns the seconds it took."""
     store = SQLiteStore(path)
     await store.open(spec)
-    conn = store._conn
+    conn = store.database.conn
     t0 = time.perf_counter()
     start = datetime(2023, 1, 1, tzinfo=UTC)
     conn.execute("BEGIN IMMEDIATE")

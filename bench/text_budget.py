@@ -42,9 +42,9 @@ async def run(path: Path, user: str, budget: int, questions: list[str]) -> str:
     and the mean number of words kept (the document-frequency cache is warmed first)."""
     store = SQLiteStore(path, text_match_budget=budget)
     await store.open(SPEC)
-    conn = store._conn
+    conn = store.database.conn
     assert conn is not None
-    kept = [len(store._text.kept_terms(conn, user, query_terms(q))) for q in questions]  # warms
+    kept = [len(store.text_index.kept_terms(conn, user, query_terms(q))) for q in questions]  # warms
     times = []
     for q in questions:
         t = time.perf_counter()

@@ -43,7 +43,7 @@ add_src_to_path()
 from agent_memory.datasets.locomo import load_locomo
 from agent_memory.stores.base import EmbeddingSpec, Indexed
 from agent_memory.stores.sqlite import SQLiteStore
-from agent_memory.stores.sqlite import store as store_module
+from agent_memory.stores.sqlite import writer as store_module
 from agent_memory.stores.sqlite.bm25 import index_documents, tokenize
 from agent_memory.stores.sqlite.migrations import FTS_TOKENIZER
 from agent_memory.stores.sqlite.query import match_expression, query_terms

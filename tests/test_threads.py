@@ -60,7 +60,7 @@ def test_store_pool_threads_run_below_the_loop(tmp_path) -> None:
         store = SQLiteStore(tmp_path / "m.db")
         await store.open(EmbeddingSpec(model="test:four", dim=4))
         try:
-            return await store._pool.run(own_priority)  # a store call's thread
+            return await store.pool.run(own_priority)  # a store call's thread
         finally:
             await store.close()
 

@@ -82,7 +82,7 @@ async def test_recall_against_exact_search(pair) -> None:
         got = await top_ids(approx, q, RecordQuery())
         recall.append(len(set(want) & set(got)) / 10)
     assert np.mean(recall) >= 0.95
-    assert approx._index("u").base.ann is not None  # the graph was really used
+    assert approx.snapshots.view("u").base.ann is not None  # the graph was really used
 
 
 async def test_scores_are_exact_cosines(pair) -> None:
@@ -127,10 +127,10 @@ async def test_writes_after_the_graph_is_built(pair, tmp_path: Path) -> None:
     await approx.delete("u", [f"r{N}"])
     assert f"r{N}" not in await top_ids(approx, q, RecordQuery())
     # Another connection's write: the snapshot is re-read and the graph synced, not rebuilt.
-    graph = approx._index("u").base.ann
+    graph = approx.snapshots.view("u").base.ann
     await exact.put(items(q[None, :], offset=N + 1))
     assert (await top_ids(approx, q, RecordQuery(), 1)) == [f"r{N + 1}"]
-    assert approx._index("u").base.ann is graph
+    assert approx.snapshots.view("u").base.ann is graph
     assert len(graph) == N + 1
 
 
@@ -162,7 +162,7 @@ async def test_graph_is_saved_and_restored(pair, tmp_path: Path) -> None:
     assert {p.suffix for p in saved} == {".usearch", ".npz"}
     again = await opened(tmp_path / "m.db", "hnsw")
     assert await top_ids(again, q, RecordQuery()) == first
-    assert again._index("u").base.ann._unsaved == 0  # restored, nothing re-added
+    assert again.snapshots.view("u").base.ann._unsaved == 0  # restored, nothing re-added
     await again.close()
 
 
@@ -171,7 +171,7 @@ async def test_small_partitions_stay_exact(tmp_path: Path) -> None:
     vectors = clustered(np.random.default_rng(7), 100)
     await store.put(items(vectors))
     await store.vector_search("u", vectors[0], RecordQuery(), 5)
-    assert store._index("u").base.ann is None
+    assert store.snapshots.view("u").base.ann is None
     assert not (tmp_path / "m.db.hnsw").exists()
     await store.close()
 

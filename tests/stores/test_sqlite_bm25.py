@@ -120,7 +120,7 @@ async def test_search_runs_on_a_read_only_connection(tmp_path: Path) -> None:
     for inside in (False, True):  # its own read transaction, or the caller's
         if inside:
             reader.execute("BEGIN")
-        top = store._text.search(reader, "alice", ["dog"], where, params, 50)
+        top = store.text_index.search(reader, "alice", ["dog"], where, params, 50)
         ids = dict(reader.execute("SELECT rid, id FROM records").fetchall())
         assert [(ids[rid], score) for rid, score in top] == expected
         assert reader.in_transaction == inside

@@ -94,7 +94,7 @@ async def test_speakers_come_from_the_index(tmp_path: Path) -> None:
     await store.open(SPEC)
     await store.put([turn(i, "hello", speaker=f"Speaker {i % 3}") for i in range(9)])
     assert await store.speakers("alice") == ["Speaker 0", "Speaker 1", "Speaker 2"]
-    conn = store._conn
+    conn = store.database.conn
     assert conn is not None
     plan = " ".join(row[3] for row in conn.execute(
         "EXPLAIN QUERY PLAN SELECT min(json_extract(doc, '$.speaker')) FROM records "
@@ -165,6 +165,6 @@ async def test_pca_store_returns_exact_cosines_and_matches_exact_search(tmp_path
             i = int(hit.record.id[1:])
             assert hit.score == pytest.approx(float(vectors[i] @ q), abs=1e-5)
     assert agree >= 0.99 * 10 * len(queries)
-    assert pca._cache.get("alice", pca._version(pca._conn, "alice")).base.projection is not None
+    assert pca.snapshots.view("alice").base.projection is not None
     await exact.close()
     await pca.close()

@@ -127,14 +127,14 @@ async def test_close_while_idle_stops_the_workers_and_closes_their_connections(
     rng = np.random.default_rng(3)
     await asyncio.gather(*(store.vector_search("alice", q, ALL, 5) for q in unit(rng, 9)),
                          queue.get_mark("alice", None, "facts"))
-    pool = store._pool
+    pool = store.pool
     assert pool is not None
     readers = list(pool._readers)
     # This pool's own threads (other stores of the session may share the name prefix).
     workers = list(pool._executor._threads)
     assert readers and workers
     await store.close()
-    assert pool.closed and store._pool is None
+    assert pool.closed and store.pool is None
     for worker in workers:
         worker.join(timeout=10)
         assert not worker.is_alive()
@@ -147,7 +147,7 @@ async def test_close_while_idle_stops_the_workers_and_closes_their_connections(
         await queue.get_mark("alice", None, "facts")
     await store.close()  # twice is fine
     await store.open(SPEC)  # and it opens again, with a new pool
-    assert store._pool is not None and store._pool is not pool
+    assert store.pool is not None and store.pool is not pool
     assert await store.count("alice", ALL) == 500
     await store.close()
 

@@ -13,6 +13,11 @@ timed out (``timeout``, setting ``reasoner_timeout``) is never re-sent, since a 
 keeps working on it. What remains is translated into
 :class:`~agent_memory.errors.ReasonerError` with the SDK error as ``__cause__``.
 
+This module holds the reasoner's tasks; the SDK client is built from the options in
+:mod:`.openai_client`, requests, the response-format fallback and error translation are in
+:mod:`.openai_chat`, and the longer tasks in :mod:`.openai_facts`, :mod:`.openai_profile`,
+:mod:`.openai_sessions`, :mod:`.openai_reconcile` and :mod:`.openai_recall`.
+
 Example::
 
     reasoner = OpenAIReasoner("gpt-4o-mini")                          # OPENAI_API_KEY
@@ -22,10 +27,8 @@ Example::
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import openai
@@ -35,12 +38,20 @@ from ..errors import ConfigError, InvalidInputError, ReasonerError
 from ..models import Fact, Turn
 from ..profile_schema import SchemaField
 from ..tokens import count_tokens, truncate_tokens
-from . import chunking, openai_retry, prompts
+from . import chunking, prompts
 from . import openai_facts as _facts
 from . import openai_profile as _profile
 from . import openai_reconcile as _reconcile
 from . import openai_sessions as _sessions
 from .base import FactExtraction, FieldAssignment, Reasoner, SummaryDraft
+from .openai_chat import RESPONSE_FORMATS, ChatEndpoint, ResponseFormat
+from .openai_client import (
+    COMPATIBLE_PLACEHOLDER_KEY,
+    DEFAULT_AZURE_API_VERSION,
+    Provider,
+    build_client,
+    infer_provider,
+)
 from .reconcile_models import ReconcileDecision
 from .sessions_models import (
     FactRetrieval,
@@ -49,25 +60,12 @@ from .sessions_models import (
     SessionReflection,
     ToolRunner,
 )
-from .structured import Message, complete_structured, response_format, schema_text
+from .structured import Message, complete_structured, schema_text
+
+__all__ = ["COMPATIBLE_PLACEHOLDER_KEY", "DEFAULT_AZURE_API_VERSION", "OpenAIReasoner",
+           "Provider", "ResponseFormat"]
 
 T = TypeVar("T", bound=BaseModel)
-
-Provider = Literal["openai", "azure", "compatible"]
-
-ResponseFormat = Literal["auto", "json_schema", "json_object"]
-"""How answers are requested: ``json_schema`` (structured outputs), ``json_object`` (JSON mode),
-or ``auto``: ``json_schema`` first, JSON mode from the first refusal of it on."""
-
-_FORMAT_REFUSAL = re.compile(r"response_format|json_schema|json_object", re.IGNORECASE)
-"""An error body naming these refuses the requested response format, whatever its status."""
-
-DEFAULT_AZURE_API_VERSION = "2024-10-21"
-"""Azure OpenAI GA API version with structured outputs (json_schema response_format)."""
-
-COMPATIBLE_PLACEHOLDER_KEY = "unused"
-"""Key sent to an OpenAI-compatible endpoint when none is given (Ollama and vLLM ignore it).
-``OPENAI_API_KEY`` is deliberately not used there, so an OpenAI key never leaks to a third party."""
 
 
 class OpenAIReasoner(Reasoner):
@@ -108,6 +106,8 @@ class OpenAIReasoner(Reasoner):
 
     Attributes:
         name: ``openai:<model>``, ``azure:<deployment>`` or ``compatible:<model>``.
+        chat: the endpoint requests go to (:class:`.openai_chat.ChatEndpoint`); the SDK
+            client is built from the options by :func:`.openai_client.build_client`.
 
     Raises:
         ConfigError: missing model, key or endpoint, or a bad option value.
@@ -133,22 +133,16 @@ class OpenAIReasoner(Reasoner):
         context_tokens: int = chunking.DEFAULT_CONTEXT_TOKENS,
         response_format: ResponseFormat = "auto",
     ) -> None:
-        if provider is None:
-            if deployment or azure_endpoint or isinstance(client, openai.AsyncAzureOpenAI):
-                provider = "azure"
-            elif base_url:
-                provider = "compatible"
-            else:
-                provider = "openai"
-        if provider not in ("openai", "azure", "compatible"):
-            raise ConfigError(f"unknown provider {provider!r}; use openai, azure or compatible")
+        provider = infer_provider(provider, deployment=deployment,
+                                  azure_endpoint=azure_endpoint, base_url=base_url,
+                                  client=client)
         target = (deployment or model) if provider == "azure" else model
         if not target or not target.strip():
             what = "deployment" if provider == "azure" else "model"
             raise ConfigError(f"the {provider} reasoner needs a {what} name")
         if max_repairs < 0:
             raise ConfigError("max_repairs must be >= 0")
-        if response_format not in ("auto", "json_schema", "json_object"):
+        if response_format not in RESPONSE_FORMATS:
             raise ConfigError(f"unknown response_format {response_format!r}; use auto, "
                               "json_schema or json_object")
         if not timeout > 0:
@@ -167,37 +161,16 @@ class OpenAIReasoner(Reasoner):
         self.temperature = temperature
         self.max_repairs = max_repairs
         self.response_format: ResponseFormat = response_format
-        self._format_mode = "json_object" if response_format == "json_object" else "json_schema"
-        self._owns_client = client is None
-        if client is not None:
-            self._client = client
-            return
-        if provider == "compatible" and not base_url:
-            raise ConfigError("the compatible reasoner needs base_url")
-        # The SDK's own retries would re-send timed-out requests: openai_retry decides instead.
-        common: dict[str, Any] = {"timeout": timeout, "max_retries": 0}
-        if http_client is not None:
-            common["http_client"] = http_client
-        try:
-            if provider == "azure":
-                self._client = openai.AsyncAzureOpenAI(
-                    azure_endpoint=azure_endpoint or os.environ.get("AZURE_OPENAI_ENDPOINT"),
-                    api_version=api_version
-                    or os.environ.get("AZURE_OPENAI_API_VERSION")
-                    or os.environ.get("OPENAI_API_VERSION")
-                    or DEFAULT_AZURE_API_VERSION,
-                    api_key=api_key,
-                    azure_ad_token_provider=azure_ad_token_provider,
-                    **common,
-                )
-            elif provider == "compatible":
-                self._client = openai.AsyncOpenAI(
-                    api_key=api_key or COMPATIBLE_PLACEHOLDER_KEY, base_url=base_url, **common
-                )
-            else:
-                self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, **common)
-        except (openai.OpenAIError, ValueError) as exc:  # the SDK raises both for bad config
-            raise ConfigError(f"cannot configure the {provider} reasoner: {exc}") from exc
+        owns = client is None
+        if client is None:
+            client = build_client(
+                provider, timeout=timeout, api_key=api_key, base_url=base_url,
+                azure_endpoint=azure_endpoint, api_version=api_version,
+                azure_ad_token_provider=azure_ad_token_provider, http_client=http_client)
+        self.chat = ChatEndpoint(
+            client, name=self.name, model=self.model, temperature=temperature,
+            timeout=self.timeout, max_retries=max_retries, response_format=response_format,
+            owns_client=owns)
 
     # -- the Reasoner contract ------------------------------------------------------------
 
@@ -248,7 +221,7 @@ class OpenAIReasoner(Reasoner):
             )
 
         messages = prompts.thread_summary_messages(previous, turns, max_tokens, schema)
-        return await self._structured(messages, SummaryDraft, check)
+        return await self.structured(messages, SummaryDraft, check)
 
     async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
         """Extract facts citing their turns (see :meth:`Reasoner.extract_facts`).
@@ -300,7 +273,7 @@ class OpenAIReasoner(Reasoner):
 
         for part in chunking.pack_items(items, budget):
             messages = prompts.user_summary_messages(previous, part, max_tokens, schema)
-            draft = await self._structured(messages, SummaryDraft, check)
+            draft = await self.structured(messages, SummaryDraft, check)
             previous = draft.text
         return draft
 
@@ -351,7 +324,7 @@ class OpenAIReasoner(Reasoner):
             MalformedOutputError: invalid output (or ids outside the pool) after the repairs.
             ReasonerError: the endpoint failed.
         """
-        return await _reconcile.reconcile(self._structured, facts)
+        return await _reconcile.reconcile(self.structured, facts)
 
     # -- recall (seed 004): see :mod:`.openai_recall` ----------------------------------------
 
@@ -365,93 +338,41 @@ class OpenAIReasoner(Reasoner):
 
     async def aclose(self) -> None:
         """Close the SDK client if this reasoner created it."""
-        if self._owns_client:
-            await self._client.close()
+        await self.chat.aclose()
 
-    # -- plumbing ---------------------------------------------------------------------------
+    # -- plumbing: requests go through :attr:`chat` -----------------------------------------
 
-    async def _structured(
+    async def structured(
         self, messages: list[Message], model: type[T], check: Callable[[T], T]
     ) -> T:
+        """Ask for an answer shaped as ``model``, validated, checked by ``check`` (which may
+        raise to ask for a repair) and repaired up to ``max_repairs`` times
+        (:func:`.structured.complete_structured`).
+
+        Raises:
+            MalformedOutputError: invalid output after ``max_repairs`` repairs.
+            ReasonerError: the endpoint failed.
+        """
         async def ask(conversation: list[Message]) -> str:
-            return await self._ask(conversation, model)
+            return await self.chat.ask(conversation, model)
 
         return await complete_structured(
             ask, messages, model, max_repairs=self.max_repairs, check=check
         )
 
-    async def _ask(self, messages: list[Message], model: type[BaseModel]) -> str:
-        """Send one chat completions request; return the answer text."""
-        try:
-            completion = await self._create(messages, model, self._format_mode)
-        except openai.APIStatusError as first:
-            if self.response_format != "auto" or self._format_mode != "json_schema" \
-                    or not _refuses_format(first):
-                raise self._translate(first) from first
-            # The endpoint may not know json_schema (older vLLM, llama.cpp, some proxies).
-            try:
-                completion = await self._create(messages, model, "json_object")
-            except openai.OpenAIError as exc:
-                raise self._translate(exc) from exc
-            self._format_mode = "json_object"
-        except openai.OpenAIError as exc:
-            raise self._translate(exc) from exc
-        if not completion.choices:
-            raise ReasonerError(f"{self.name}: the endpoint returned no choices")
-        message = completion.choices[0].message
-        refusal = getattr(message, "refusal", None)
-        if refusal:
-            raise ReasonerError(f"{self.name}: the model refused the task: {refusal}")
-        return message.content or ""
+    # The helpers of :mod:`.openai_facts`, :mod:`.openai_profile`, :mod:`.openai_recall`,
+    # :mod:`.openai_sessions` and the tests still use these names.
+    _structured = structured
 
-    async def _create(self, messages: list[Message], model: type[BaseModel], mode: str) -> Any:
-        params: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "response_format": response_format(model, mode=mode),
-        }
-        if self.temperature is not None:
-            params["temperature"] = self.temperature
-        return await self._send(params)
+    @property
+    def _client(self) -> Any:
+        return self.chat.client
 
     async def _send(self, params: dict[str, Any]) -> Any:
-        """One chat completions call under the retry policy of :mod:`.openai_retry`."""
-        return await openai_retry.send(
-            lambda: self._client.chat.completions.create(**params), self.max_retries, self.name)
+        return await self.chat.send(params)
 
     def _translate(self, exc: Exception) -> ReasonerError:
-        if isinstance(exc, openai.APIStatusError):
-            detail = _error_message(exc)
-            kind = type(exc).__name__
-            return ReasonerError(f"{self.name}: HTTP {exc.status_code} ({kind}): {detail}")
-        if openai_retry.timed_out(exc):
-            return ReasonerError(
-                f"{self.name}: no answer within {self.timeout:g} s (reasoner_timeout); not "
-                "re-sent, as the server may still be working on it: raise reasoner_timeout "
-                "for a slow local model")
-        if isinstance(exc, openai.APIConnectionError):
-            return ReasonerError(f"{self.name}: cannot reach the endpoint: {exc}")
-        return ReasonerError(f"{self.name}: {type(exc).__name__}: {exc}")
-
-
-def _refuses_format(exc: openai.APIStatusError) -> bool:
-    """Whether ``exc`` refuses the ``json_schema`` response format: HTTP 400, or any status
-    whose error body names the response format (llama.cpp's server: HTTP 500 with a validation
-    error naming ``json_object``)."""
-    if exc.status_code == 400:
-        return True
-    body = exc.body if exc.body is not None else exc.message
-    text = body if isinstance(body, str) else repr(body)
-    return bool(_FORMAT_REFUSAL.search(text) or _FORMAT_REFUSAL.search(str(exc.message)))
-
-
-def _error_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-    return str(exc.message)
+        return self.chat.translate(exc)
 
 
 def _keep_known(ids: Sequence[str], known: set[str]) -> list[str]:

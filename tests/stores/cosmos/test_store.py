@@ -45,7 +45,7 @@ async def test_request_charges_are_counted_per_operation_and_turns_carry_ttl(cos
         charges = store.request_charges
         assert charges["put"].calls >= 1 and charges["list"].calls >= 1
         assert all(c.request_units >= 0 for c in charges.values())
-        container = store._require()
+        container = store.records_container
         (doc,) = [d async for d in container.query_items(
             "SELECT * FROM c WHERE c.user_id = 'u' AND c.id = 't'", partition_key="u")]
         assert doc["ttl"] == 3600

@@ -15,9 +15,14 @@ Only syntax that both Azure Cosmos DB and the local test server answer: ``ARRAY_
 
 from __future__ import annotations
 
+import base64
+import json
+from datetime import datetime
 from typing import Any
 
+from ...errors import InvalidInputError
 from ..base import RecordQuery
+from ..paging import MAX_SEQ, load_cursor
 from .documents import RECORD_KINDS, timestamp
 
 ORDER_FIELDS = ("c.created_at", "c.order_seq", "c.id")
@@ -114,6 +119,29 @@ def after_clause(after: tuple[str, int, str], newest_first: bool,
     op = "<" if newest_first else ">"
     return (f"(c.created_at {op} @after0 OR (c.created_at = @after0 AND "
             f"(c.order_seq {op} @after1 OR (c.order_seq = @after1 AND c.id {op} @after2))))")
+
+
+def encode_position(position: tuple[str, int, str]) -> str:
+    """The page cursor of a list position ``(created_at as stored, order_seq, id)``."""
+    return base64.urlsafe_b64encode(json.dumps(list(position)).encode()).decode().rstrip("=")
+
+
+def decode_position(cursor: str) -> tuple[str, int, str]:
+    """The position a page cursor names: ``(created_at as stored, order_seq, id)``.
+
+    Raises:
+        InvalidInputError: not a cursor of this store.
+    """
+    created, seq, rid = load_cursor(cursor)
+    try:
+        if (not isinstance(created, str) or not isinstance(rid, str) or isinstance(seq, bool)
+                or not isinstance(seq, int) or not -1 <= seq <= MAX_SEQ):
+            raise TypeError("cursor fields")
+        timestamp(datetime.fromisoformat(created))
+        rid.encode("utf-8")
+        return created, seq, rid
+    except (ValueError, TypeError, OverflowError, UnicodeEncodeError) as exc:
+        raise InvalidInputError(f"not a page cursor: {cursor[:40]!r}") from exc
 
 
 def list_sql(where: str, newest_first: bool, top: int | None) -> str:

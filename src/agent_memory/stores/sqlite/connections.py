@@ -175,12 +175,14 @@ class ConnectionPool:
             conn.close()
 
 
-class _PoolOwner(Protocol):
+class PoolOwner(Protocol):
+    """What :func:`off_loop` needs of its owner: the pool to run on."""
+
     @property
-    def _pool(self) -> ConnectionPool | None: ...
+    def pool(self) -> ConnectionPool | None: ...
 
 
-S = TypeVar("S", bound=_PoolOwner)
+S = TypeVar("S", bound=PoolOwner)
 
 
 def off_loop(
@@ -188,14 +190,14 @@ def off_loop(
 ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
     """Turn a blocking method into a coroutine method that runs it on the owner's pool.
 
-    The owner exposes ``_pool`` (a :class:`ConnectionPool`, or ``None`` while the store is
+    The owner exposes ``pool`` (a :class:`ConnectionPool`, or ``None`` while the store is
     not open: then the method runs inline, where it fails at once with the store's "not
     open" error, exactly as before it had a pool).
     """
 
     @functools.wraps(method)
     async def run(self: S, *args: P.args, **kwargs: P.kwargs) -> R:
-        pool = self._pool
+        pool = self.pool
         if pool is None or pool.closed:
             return method(self, *args, **kwargs)
         return await pool.run(method, self, *args, **kwargs)

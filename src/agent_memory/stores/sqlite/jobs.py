@@ -70,27 +70,20 @@ class SQLiteJobQueue(JobQueue):
         self.store = store
 
     @property
-    def _pool(self) -> ConnectionPool | None:
+    def pool(self) -> ConnectionPool | None:
         """The store's thread pool (``None`` while it is not open)."""
-        return self.store._pool
+        return self.store.pool
 
     @contextmanager
     def _write(self, action: str) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction on the store's connection, under its lock."""
-        with self.store._lock:
-            conn = self.store._require_conn()
-            with self.store._translate(action):
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    yield conn
-                    conn.execute("COMMIT")
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
+        with self.store.database.write(action) as conn:
+            yield conn
 
     @contextmanager
     def _read(self, action: str) -> Iterator[sqlite3.Connection]:
-        with self.store._reader() as conn, self.store._translate(action):
+        db = self.store.database
+        with db.reader() as conn, db.translate(action):
             yield conn
 
     # -- counters --------------------------------------------------------------------------

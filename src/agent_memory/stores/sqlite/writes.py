@@ -9,17 +9,23 @@ processes; no value read before the transaction decides anything.
   a position, the next ``seq`` of its thread (``max(seq) + 1``, one seek in ``turns_by_seq``).
 - :func:`touch` counts an access on facts in place (``access_count + 1``), without reading
   the document first, so concurrent recalls never lose an increment.
+- :func:`write_row`, :func:`write_vectors` and :func:`bump_versions` write a record's row, its
+  vectors and its user's write counter; :func:`vector_rows` reads vectors back with their
+  records' filter columns for the cached views (:mod:`.snapshots`).
 """
 
 from __future__ import annotations
 
+import json
 import secrets
 import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from ...errors import ConflictError
 from ...models import MemoryRecord, Turn, as_utc
+from .vectors import VectorRow
 
 
 def new_etag() -> str:
@@ -104,3 +110,84 @@ def touch(conn: sqlite3.Connection, user_id: str, ids: Sequence[str], at: dateti
             touched.append(row[0])
     return touched
 
+
+
+def write_row(conn: sqlite3.Connection, row: tuple[Any, ...], *, pending: bool = False) -> int:
+    """Upsert one record's row (:func:`.query.record_row`); returns its ``rid`` (the caller
+    writes its vectors and indexes its text, a whole batch at a time). ``pending``: the
+    record has no vectors yet."""
+    (rid,) = conn.execute(
+        """
+        INSERT INTO records (user_id, id, kind, thread_id, agent_id, seq, created_at,
+                             content_hash, category, processed, superseded_by, doc,
+                             collection, etag, updated_at, valid_from, valid_until,
+                             pending)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (user_id, id) DO UPDATE SET
+            kind = excluded.kind, thread_id = excluded.thread_id,
+            agent_id = excluded.agent_id, seq = excluded.seq,
+            created_at = excluded.created_at, content_hash = excluded.content_hash,
+            category = excluded.category, processed = excluded.processed,
+            superseded_by = excluded.superseded_by, doc = excluded.doc,
+            collection = excluded.collection, etag = excluded.etag,
+            updated_at = excluded.updated_at, valid_from = excluded.valid_from,
+            valid_until = excluded.valid_until, pending = excluded.pending
+        RETURNING rid
+        """,
+        (*row, 1 if pending else None),
+    ).fetchone()
+    return int(rid)
+
+
+def write_vectors(
+    conn: sqlite3.Connection, vectors: dict[tuple[str, str], list[tuple[Any, ...]]]
+) -> None:
+    """Replace the vectors of records ``(user_id, id) -> [(user_id, id, field, blob)]``:
+    one delete per user and one insert for them all."""
+    ids: dict[str, list[str]] = {}
+    for user_id, record_id in vectors:
+        ids.setdefault(user_id, []).append(record_id)
+    for user_id, record_ids in ids.items():
+        conn.execute(
+            "DELETE FROM vectors WHERE user_id = ? "
+            "AND record_id IN (SELECT value FROM json_each(?))",
+            (user_id, json.dumps(record_ids)),
+        )
+    conn.executemany(
+        "INSERT INTO vectors (user_id, record_id, field, vec) VALUES (?, ?, ?, ?)",
+        [blob for blobs in vectors.values() for blob in blobs],
+    )
+
+
+def bump_versions(conn: sqlite3.Connection, users: set[str]) -> dict[str, int]:
+    """Advance each user's version counter (so every connection's cache notices).
+
+    Returns:
+        user id -> its counter after the bump.
+    """
+    return {
+        user: conn.execute(
+            "INSERT INTO user_versions (user_id, version) VALUES (?, 1) "
+            "ON CONFLICT (user_id) DO UPDATE SET version = version + 1 RETURNING version",
+            (user,),
+        ).fetchone()[0]
+        for user in sorted(users)
+    }
+
+
+def vector_rows(conn: sqlite3.Connection, user_id: str, ids: set[str]
+                ) -> dict[str, list[VectorRow]]:
+    """Record id -> its stored vectors with the record's current filter columns."""
+    out: dict[str, list[VectorRow]] = {record_id: [] for record_id in ids}
+    for row in conn.execute(
+        """
+        SELECT v.record_id, v.field, v.vec, r.kind, r.thread_id, r.agent_id,
+               r.created_at, r.seq, r.content_hash, r.category, r.processed,
+               r.superseded_by, r.collection, r.valid_from, r.valid_until
+        FROM vectors v JOIN records r ON r.user_id = v.user_id AND r.id = v.record_id
+        WHERE v.user_id = ? AND v.record_id IN (SELECT value FROM json_each(?))
+        """,
+        (user_id, json.dumps(sorted(ids))),
+    ):
+        out[row[0]].append(VectorRow(*row))
+    return out
