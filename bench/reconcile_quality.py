@@ -184,7 +184,7 @@ def predict_llm(pairs: list[dict], spec: str, base_url: str | None,
     async def ask(pair: dict, facts: list[Fact]) -> ReconcileDecision:
         if pair["id"] in known:
             return known[pair["id"]]
-        decision = await openai_reconcile.reconcile(reasoner._structured, facts, verifier=None)
+        decision = await openai_reconcile.reconcile(reasoner.structured, facts, verifier=None)
         if answers is not None:
             with answers.open("a", encoding="utf-8") as out:
                 out.write(json.dumps({"id": pair["id"],

@@ -55,6 +55,6 @@ async def test_without_a_verifier_the_model_decides_alone(local_embedder) -> Non
 
     home, same_home = fact("Ana lives in Boston.", 1), fact("Ana resides in Boston.", 2)
     reasoner = _llm((home.id, same_home.id, "residence changed"))
-    decision = await openai_reconcile.reconcile(reasoner._structured, [home, same_home],
+    decision = await openai_reconcile.reconcile(reasoner.structured, [home, same_home],
                                                 verifier=None)
     assert len(decision.contradictions) == 1 and not isinstance(decision, VerifiedDecision)

@@ -45,8 +45,8 @@ async def test_a_timed_out_request_is_not_sent_again():
 
 async def test_the_timeout_reaches_the_sdk_client():
     reasoner = _reasoner(ScriptedChatModel(), timeout=321.0)
-    assert reasoner._client.timeout == 321.0
-    assert reasoner._client.max_retries == 0  # the SDK would re-send timed-out requests
+    assert reasoner.chat.client.timeout == 321.0
+    assert reasoner.chat.client.max_retries == 0  # the SDK would re-send timed-out requests
 
 
 @pytest.mark.parametrize("failure", [httpx.ConnectError, httpx.ConnectTimeout,
@@ -106,7 +106,7 @@ def test_reasoner_timeout_setting_from_environment_and_overrides(monkeypatch):
     assert settings.reasoner_timeout == 900.0
     reasoner = reasoner_from_settings(settings)
     assert isinstance(reasoner, OpenAIReasoner) and reasoner.timeout == 900.0
-    assert reasoner._client.timeout == 900.0
+    assert reasoner.chat.client.timeout == 900.0
     with pytest.raises(ConfigError, match="reasoner_timeout"):
         Settings.load(reasoner_timeout=0)
     with pytest.raises(ConfigError, match="timeout"):

@@ -34,7 +34,7 @@ import numpy as np
 import openai
 from pydantic import BaseModel
 
-from ..errors import ConfigError, InvalidInputError, ReasonerError
+from ..errors import ConfigError, InvalidInputError
 from ..models import Fact, Turn
 from ..profile_schema import SchemaField
 from ..tokens import count_tokens, truncate_tokens
@@ -359,20 +359,6 @@ class OpenAIReasoner(Reasoner):
         return await complete_structured(
             ask, messages, model, max_repairs=self.max_repairs, check=check
         )
-
-    # The helpers of :mod:`.openai_facts`, :mod:`.openai_profile`, :mod:`.openai_recall`,
-    # :mod:`.openai_sessions` and the tests still use these names.
-    _structured = structured
-
-    @property
-    def _client(self) -> Any:
-        return self.chat.client
-
-    async def _send(self, params: dict[str, Any]) -> Any:
-        return await self.chat.send(params)
-
-    def _translate(self, exc: Exception) -> ReasonerError:
-        return self.chat.translate(exc)
 
 
 def _keep_known(ids: Sequence[str], known: set[str]) -> list[str]:

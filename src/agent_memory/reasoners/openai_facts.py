@@ -147,7 +147,7 @@ async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
             )
         return FactExtraction(facts=facts)
 
-    return await r._structured(messages, FactExtraction, check)
+    return await r.structured(messages, FactExtraction, check)
 
 
 def _keep_known(ids: Sequence[str], known: dict[str, Turn]) -> list[str]:

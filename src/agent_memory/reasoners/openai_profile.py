@@ -80,7 +80,7 @@ async def assign_profile_fields(
     start = 0
     for part in chunking.pack_items(list(facts), budget):
         messages = prompts.profile_field_messages(who, part, described, schema)
-        answer = await reasoner._structured(messages, ProfileFields,
+        answer = await reasoner.structured(messages, ProfileFields,
                                             _checker(len(part), {f.name for f in fields}))
         for item in answer.fields:
             for n in item.facts:

@@ -52,7 +52,7 @@ async def summarize_memories(
 
     Raises:
         InvalidInputError: ``max_tokens`` < 1 or no memories.
-        MalformedOutputError / ReasonerError: see :meth:`OpenAIReasoner._structured`.
+        MalformedOutputError / ReasonerError: see :meth:`OpenAIReasoner.structured`.
     """
     if max_tokens < 1:
         raise InvalidInputError("max_tokens must be at least 1")
@@ -65,4 +65,4 @@ async def summarize_memories(
         return draft.model_copy(update={
             "text": truncate_tokens(draft.text, max_tokens), "evidence": []})
 
-    return await r._structured(recall_messages(context, memories, max_tokens), SummaryDraft, check)
+    return await r.structured(recall_messages(context, memories, max_tokens), SummaryDraft, check)

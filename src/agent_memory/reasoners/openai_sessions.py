@@ -47,7 +47,7 @@ async def describe_interaction(r: OpenAIReasoner, turns: Sequence[Turn]) -> Inte
     if not turns:
         raise InvalidInputError("an interaction needs at least one turn")
     messages = interaction_messages(turns, schema_text(InteractionDraft))
-    return await r._structured(messages, InteractionDraft, lambda d: d)
+    return await r.structured(messages, InteractionDraft, lambda d: d)
 
 
 async def reflect_on_session(
@@ -80,7 +80,7 @@ async def reflect_on_session(
         return result.model_copy(update={"insights": fixed})
 
     messages = reflection_messages(turns, categories, schema_text(SessionReflection))
-    return await r._structured(messages, SessionReflection, check)
+    return await r.structured(messages, SessionReflection, check)
 
 
 async def fill_profile(
@@ -95,7 +95,7 @@ async def fill_profile(
         MalformedOutputError: the answers kept failing ``model``'s validation.
     """
     messages = profile_messages(previous, notes, schema_text(model))
-    value = await r._structured(messages, model, lambda v: v)
+    value = await r.structured(messages, model, lambda v: v)
     return value.model_dump(mode="json")
 
 
@@ -174,9 +174,9 @@ async def _complete(r: OpenAIReasoner, messages: list[dict[str, Any]], tool_choi
     if r.temperature is not None:
         params["temperature"] = r.temperature
     try:
-        completion = await r._send(params)
+        completion = await r.chat.send(params)
     except openai.OpenAIError as exc:
-        raise r._translate(exc) from exc
+        raise r.chat.translate(exc) from exc
     if not completion.choices:
         raise ReasonerError(f"{r.name}: the endpoint returned no choices")
     return completion.choices[0].message
