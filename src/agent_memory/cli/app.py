@@ -1,6 +1,6 @@
 """The ``agent-memory`` command line (typer + rich).
 
-Commands: ingest, search, summary, profile, demo, eval locomo, eval locomo-memory, model
+Commands: ingest, search, memories, summary, profile, demo, eval locomo, eval locomo-memory, model
 export. Every command takes ``--store SPEC`` (a SQLite path or a registered ``scheme://...``;
 or ``AGENT_MEMORY_STORE``) and ``--user``, both defined once in :mod:`.options`; errors of ours
 print one clear line and exit 2.
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from datetime import datetime
 from enum import StrEnum
 from importlib import import_module
 from pathlib import Path
@@ -22,7 +21,8 @@ from rich.panel import Panel
 
 from ..config import Settings
 from ..errors import AgentMemoryError
-from .options import StoreOpt, UserOpt
+from ..filters import MemoryFilter
+from .options import StoreOpt, UserOpt, filter_options
 from .reasoner_options import (
     ReasonerApiKeyOpt,
     ReasonerBaseUrlOpt,
@@ -112,27 +112,24 @@ def ingest(
 
 @app.command()
 @handles_errors
+@filter_options
 def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
     user: UserOpt,
+    filter: MemoryFilter,
     store: StoreOpt = None,
-    kind: Annotated[list[str] | None, typer.Option("--kind", help="Record kinds (repeatable): "
-                    "turn, summary, fact, interaction, insight, profile.")] = None,
     mode: Annotated[Mode, typer.Option("--mode", help="Ranking.")] = Mode.hybrid,
     k: Annotated[int, typer.Option("-k", help="Number of hits.", min=1, max=1000)] = 10,
-    thread: Annotated[str | None, typer.Option("--thread", help="Only this thread.")] = None,
-    as_of: Annotated[datetime | None, typer.Option(
-        "--as-of", help="Search the facts valid at this time (UTC date or date and time), "
-        "including those a later contradiction retired.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """Search a user's memories: a table with scores per signal and provenance."""
+    """Search a user's memories: a table with scores per signal and provenance (the filter
+    options are those of every read: --kind, --thread, --agent, --since, --until, --as-of,
+    --include-superseded)."""
     from ..client import AsyncMemory
 
     async def run() -> None:
         async with AsyncMemory.open(_settings(store)) as memory:
-            hits = await memory.search(user, query, mode=mode.value, k=k, kinds=kind,
-                                       thread_id=thread, as_of=as_of)
+            hits = await memory.search(user, query, mode=mode.value, k=k, filter=filter)
         if as_json:
             print(json.dumps([h.model_dump(mode="json") for h in hits], indent=2))
         else:
@@ -289,7 +286,8 @@ def model_export(
 
 
 # Feature command groups register themselves here (each module defines register(app)).
-for _module in ("sessions", "maintenance", "recall", "setup", "serve", "mcp", "copy"):
+for _module in ("memories", "sessions", "maintenance", "recall", "setup", "serve", "mcp",
+                "copy"):
     import_module(f"{__package__}.{_module}").register(app)
 
 
