@@ -108,8 +108,9 @@ def filter_fields(*, query: bool = False) -> dict[str, Any]:
 
 
 SearchBody = create_model(
-    "SearchBody", __base__=_Body, __doc__="A search: the arguments of ``AsyncMemory.search`` (the "
-    "filter's fields are those of ``MemoryFilter``).",
+    "SearchBody", __base__=_Body,
+    __doc__=("A search: the arguments of ``AsyncMemory.search`` (the filter's fields are "
+             "those of ``MemoryFilter``)."),
     query=(str, ...), mode=(SearchMode, SearchMode.HYBRID), k=(StrictInt, 10),
     **filter_fields())
 
@@ -122,8 +123,9 @@ class _MemoriesQuery(BaseModel):
 
 
 MemoriesQuery = create_model(
-    "MemoriesQuery", __base__=_MemoriesQuery, __doc__="The query parameters of ``GET .../memories``: the "
-    "filter (``kind`` repeatable), the order, the page size (1-1,000) and the cursor.",
+    "MemoriesQuery", __base__=_MemoriesQuery,
+    __doc__=("The query parameters of ``GET .../memories``: the filter (``kind`` "
+             "repeatable), the order, the page size (1-1,000) and the cursor."),
     **filter_fields(query=True), newest_first=(bool, False), limit=(int, 100),
     cursor=(str | None, None))
 
