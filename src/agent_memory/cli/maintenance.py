@@ -49,7 +49,7 @@ def _valid_time(fact) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add the commands to ``app``."""
-    from .app import handles_errors
+    from .commands import handles_errors
 
     @app.command()
     @handles_errors

@@ -17,7 +17,7 @@ from .render import console
 
 def register(app: typer.Typer) -> None:
     """Add the ``memories`` command to ``app``."""
-    from .app import handles_errors
+    from .commands import handles_errors
 
     @app.command()
     @handles_errors
@@ -36,8 +36,11 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option(
             "--json", help="Print the page as JSON: records and cursor.")] = False,
     ) -> None:
-        """List a user's records matching the filter, in ``created_at`` order, one page at a
-        time (keyset paging: pass the printed cursor back with --cursor)."""
+        """List a user's records matching the filter, one page at a time.
+
+        Records come in created_at order (--newest-first: descending); pass the printed cursor
+        back with --cursor for the next page (keyset paging: pages never shift).
+        """
         from ..client import AsyncMemory
         from ..config import Settings
 
