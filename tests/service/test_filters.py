@@ -155,8 +155,8 @@ async def test_the_same_filter_reads_the_same_records_on_every_surface(surfaces,
     assert [r.id for r in await memory.get_memories(USER, **selected)] == local
     assert [r.id for r in await remote.get_memories(USER, filter=value)] == local
     assert [r.id for r in await remote.get_memories(USER, **selected)] == local
-    page = await _cli_json("memories", "--user", USER, "--store", store, "--json", "--limit", "1000",
-                     *_cli_args(selected))
+    page = await _cli_json("memories", "--user", USER, "--store", store, "--json",
+                           "--limit", "1000", *_cli_args(selected))
     assert [r["id"] for r in page["records"]] == local and page["cursor"] is None
 
     query = "Kai moved to Portland"
@@ -164,8 +164,8 @@ async def test_the_same_filter_reads_the_same_records_on_every_surface(surfaces,
     assert found and set(found) <= set(local)
     assert [h.record.id for h in await remote.search(USER, query, k=50, filter=value)] == found
     assert [h.record.id for h in await remote.search(USER, query, k=50, **selected)] == found
-    hits = await _cli_json("search", query, "--user", USER, "--store", store, "--json", "-k", "50",
-                     *_cli_args(selected))
+    hits = await _cli_json("search", query, "--user", USER, "--store", store, "--json",
+                           "-k", "50", *_cli_args(selected))
     assert [h["record"]["id"] for h in hits] == found
 
 
