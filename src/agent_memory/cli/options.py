@@ -38,17 +38,31 @@ PREFIX = "filter_"
 """The Python name of a generated option is the field's name after this prefix."""
 
 
+def filter_option(name: str) -> Any:
+    """The typer annotation of one :class:`MemoryFilter` field's option (its ``option`` name
+    and help text; kinds repeatable): for a command that takes that field alone
+    (``as_of: AsOfOpt = None``).
+
+    Raises:
+        KeyError: no filter field has that name.
+    """
+    meta = dict(filter_fields())[name]
+    kind, _ = OPTION_TYPES[meta["value"]]
+    help = meta["help"] + (" Repeatable." if meta["value"] == "kinds" else "")
+    return Annotated[kind, typer.Option(meta["option"], help=help)]
+
+
 def filter_parameters() -> list[inspect.Parameter]:
     """One keyword parameter per :class:`MemoryFilter` field, annotated as a typer option
-    (the field's ``option`` name and help text; kinds repeatable)."""
-    found = []
-    for name, meta in filter_fields():
-        kind, default = OPTION_TYPES[meta["value"]]
-        help = meta["help"] + (" Repeatable." if meta["value"] == "kinds" else "")
-        found.append(inspect.Parameter(
-            PREFIX + name, inspect.Parameter.KEYWORD_ONLY, default=default,
-            annotation=Annotated[kind, typer.Option(meta["option"], help=help)]))
-    return found
+    (:func:`filter_option`), with the field's command-line default."""
+    return [inspect.Parameter(PREFIX + name, inspect.Parameter.KEYWORD_ONLY,
+                              default=OPTION_TYPES[meta["value"]][1],
+                              annotation=filter_option(name))
+            for name, meta in filter_fields()]
+
+
+AsOfOpt = filter_option("as_of")
+"""``--as-of`` alone, as the filter options define it."""
 
 
 def filter_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -81,4 +95,5 @@ def _cleaned(values: Mapping[str, Any]) -> dict[str, Any]:
             for name, value in values.items()}
 
 
-__all__ = ["StoreOpt", "UserOpt", "filter_options", "filter_parameters"]
+__all__ = ["AsOfOpt", "StoreOpt", "UserOpt", "filter_option", "filter_options",
+           "filter_parameters"]
