@@ -30,6 +30,7 @@ from .errors import (
     StoreError,
     UnknownRoleError,
 )
+from .filters import MemoryFilter
 from .models import (
     Fact,
     Interaction,
@@ -48,7 +49,7 @@ __all__ = [
     "AgentMemoryError", "AsyncMemory", "ConfigError", "ContentTooLargeError",
     "DimensionMismatchError", "EmbedderError", "EmbeddingMismatchError", "EmptyContentError",
     "Fact", "Hit", "Interaction", "InvalidInputError", "MalformedOutputError", "Memory",
-    "MemoryRecord", "MissingScopeError", "NotAStoreError", "ReasonerError", "RecordKind",
+    "MemoryFilter", "MemoryRecord", "MissingScopeError", "NotAStoreError", "ReasonerError", "RecordKind",
     "RecordNotFoundError", "Role", "SearchMode", "Settings", "StoreError", "ThreadSummary",
     "Turn", "TurnInput", "UnknownRoleError", "UserProfile",
 ]

@@ -22,12 +22,14 @@ from .sessions import cfr
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from datetime import datetime, timedelta
+    from typing import Unpack
 
     from pydantic import BaseModel
 
     from agent_memory.consistency.audit import FactHistory
     from agent_memory.consistency.forget import ForgetReport
     from agent_memory.consistency.reconcile import ReconcileResult
+    from agent_memory.filters import FilterArgs, MemoryFilter
     from agent_memory.jobqueue.models import Job, JobState
     from agent_memory.jobs.worker import JobOutcome, WorkerConfig
     from agent_memory.models import (
@@ -307,41 +309,35 @@ class Memory(SyncFacade):
         self,
         user_id: str,
         *,
-        kinds: Sequence[RecordKind | str] | None = None,
-        thread_id: str | None = None,
-        agent_id: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        include_superseded: bool = False,
+        filter: MemoryFilter | None = None,
         newest_first: bool = False,
         limit: int | None = None,
-        as_of: datetime | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> list[MemoryRecord]:
         """The user's records matching the filters, ordered by ``created_at``.
 
-        ``as_of`` reads the facts valid at that time (``valid_from <= as_of < valid_until``:
-        facts a later contradiction retired are included for the time they held, duplicates
-        merged away are represented by their merged fact); by default only current facts.
-        Other kinds are not filtered by it.
+        Args:
+            user_id: whose records.
+            filter: a :class:`~agent_memory.filters.MemoryFilter`; the keyword ``filters``
+                (``kinds``, ``thread_id``, ``agent_id``, ``since``, ``until``,
+                ``include_superseded``, ``as_of``: its fields) are the same, and override it.
+                ``as_of`` reads the facts valid at that time (``valid_from <= as_of <
+                valid_until``: facts a later contradiction retired are included for the time
+                they held, duplicates merged away are represented by their merged fact); by
+                default only current facts. Other kinds are not filtered by it.
+            newest_first: descending ``created_at`` order.
+            limit: at most this many records (default all).
 
         Raises:
             MissingScopeError / InvalidScopeError: bad scope ids.
             UnknownOptionError: an unknown kind. InvalidTimeError: a bad ``since``/``until``/
                 ``as_of``.
             InvalidNumberError: ``limit`` is not from 1 to ``MAX_K`` (1,000).
+            TypeError: a keyword that is not a filter.
         """
         return self._run(
             self._async.get_memories(
-                user_id,
-                kinds=kinds,
-                thread_id=thread_id,
-                agent_id=agent_id,
-                since=since,
-                until=until,
-                include_superseded=include_superseded,
-                newest_first=newest_first,
-                limit=limit,
-                as_of=as_of,
+                user_id, filter=filter, newest_first=newest_first, limit=limit, **filters
             )
         )
 
@@ -349,16 +345,11 @@ class Memory(SyncFacade):
         self,
         user_id: str,
         *,
-        kinds: Sequence[RecordKind | str] | None = None,
-        thread_id: str | None = None,
-        agent_id: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        include_superseded: bool = False,
+        filter: MemoryFilter | None = None,
         newest_first: bool = False,
         limit: int = 100,
         cursor: str | None = None,
-        as_of: datetime | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> Page:
         """One page of :meth:`get_memories` (``limit`` records after ``cursor``); pass
         ``page.cursor`` back for the next one (``None`` on the last page). Pages never shift
@@ -370,16 +361,11 @@ class Memory(SyncFacade):
         return self._run(
             self._async.get_memories_page(
                 user_id,
-                kinds=kinds,
-                thread_id=thread_id,
-                agent_id=agent_id,
-                since=since,
-                until=until,
-                include_superseded=include_superseded,
+                filter=filter,
                 newest_first=newest_first,
                 limit=limit,
                 cursor=cursor,
-                as_of=as_of,
+                **filters,
             )
         )
 
@@ -587,17 +573,20 @@ class Memory(SyncFacade):
         *,
         mode: SearchMode | str = SearchMode.HYBRID,
         k: int = 10,
-        kinds: Sequence[RecordKind | str] | None = None,
-        thread_id: str | None = None,
-        agent_id: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        include_superseded: bool = False,
-        as_of: datetime | None = None,
+        filter: MemoryFilter | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> list[Hit]:
         """Vector, full-text or hybrid (RRF) search over the user's records; see
-        :func:`agent_memory.retrieval.search.search`. ``as_of`` searches the facts valid at
-        that time instead of the current ones (as in :meth:`get_memories`).
+        :func:`agent_memory.retrieval.search.search`.
+
+        Args:
+            user_id: whose records.
+            query: what to look for.
+            mode: ``hybrid`` (default), ``vector`` or ``text``.
+            k: hits to return (1-1,000).
+            filter / filters: which records to search, as in :meth:`get_memories` (a
+                :class:`~agent_memory.filters.MemoryFilter`, its fields as keywords over it);
+                ``as_of`` searches the facts valid at that time instead of the current ones.
 
         Raises:
             MissingScopeError / InvalidScopeError: bad scope ids.
@@ -605,21 +594,10 @@ class Memory(SyncFacade):
             UnknownOptionError: an unknown mode or kind.
             InvalidNumberError: ``k`` is not from 1 to ``MAX_K`` (1,000).
             InvalidTimeError: a ``since``/``until``/``as_of`` out of range in UTC.
+            TypeError: a keyword that is not a filter.
         """
         return self._run(
-            self._async.search(
-                user_id,
-                query,
-                mode=mode,
-                k=k,
-                kinds=kinds,
-                thread_id=thread_id,
-                agent_id=agent_id,
-                since=since,
-                until=until,
-                include_superseded=include_superseded,
-                as_of=as_of,
-            )
+            self._async.search(user_id, query, mode=mode, k=k, filter=filter, **filters)
         )
 
     def session_keeper(

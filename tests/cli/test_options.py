@@ -57,3 +57,23 @@ def test_a_store_path_still_works(tmp_path):
     result = runner.invoke(app, ["profile", "--user", "u", "--store", str(tmp_path / "m.db")])
     assert result.exit_code == 1 and "no profile for user 'u'" in result.output
     assert (tmp_path / "m.db").exists()
+
+
+def test_every_filter_option_is_the_shared_definition():
+    """The options of MemoryFilter's fields (--kind, --as-of, ...) come from the filter's one
+    definition in every command that has them (--thread and --agent also name other things:
+    a summary's thread, the agent a recall is for)."""
+    from agent_memory.filters import filter_fields
+
+    shared = {meta["option"]: meta["help"] for _, meta in filter_fields()
+              if meta["option"] not in ("--thread", "--agent")}
+    commands = dict(_commands(typer.main.get_command(app)))
+    found = {}
+    for name, command in commands.items():
+        for flag, help in shared.items():
+            option = _option(command, flag)
+            if option is not None:
+                assert option.help.startswith(help), (name, flag)
+                found.setdefault(flag, set()).add(name)
+    assert set(found) == set(shared)
+    assert found["--as-of"] >= {"search", "memories", "facts"}

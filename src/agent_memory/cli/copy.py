@@ -67,7 +67,7 @@ def print_report(report: CopyReport, source: str, destination: str) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add the ``copy`` command to ``app``."""
-    from .app import handles_errors
+    from .commands import handles_errors
 
     @app.command("copy")
     @handles_errors

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import datetime
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from .options import StoreOpt, UserOpt
+from .options import AsOfOpt, StoreOpt, UserOpt
 from .reasoner_options import (
     ReasonerApiKeyOpt,
     ReasonerBaseUrlOpt,
@@ -49,7 +48,7 @@ def _valid_time(fact) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add the commands to ``app``."""
-    from .app import handles_errors
+    from .commands import handles_errors
 
     @app.command()
     @handles_errors
@@ -81,10 +80,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     @handles_errors
     def facts(user: UserOpt, store: StoreOpt = None,
-              as_of: Annotated[datetime | None, typer.Option(
-                  "--as-of", help="The facts valid at this time (UTC date or date and time), "
-                  "including those a later contradiction retired; default: current facts.")
-              ] = None,
+              as_of: AsOfOpt = None,
               limit: Annotated[int, typer.Option("--limit", min=1, max=1000)] = 100,
               as_json: JsonOpt = False) -> None:
         """List a user's facts and insights with their valid time (newest first)."""

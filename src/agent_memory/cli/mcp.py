@@ -37,7 +37,7 @@ async def serve_stdio(store: str | None, user: str) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add ``mcp`` to ``app``."""
-    from .app import handles_errors
+    from .commands import handles_errors
 
     @app.command("mcp")
     @handles_errors

@@ -15,7 +15,7 @@ from .render import console
 
 def register(app: typer.Typer) -> None:
     """Add the ``recall`` command to ``app``."""
-    from .app import handles_errors
+    from .commands import handles_errors
 
     @app.command()
     @handles_errors

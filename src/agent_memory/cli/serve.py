@@ -37,7 +37,7 @@ def _key_store(store: str | None, keys: Path | None):
 
 def register(app: typer.Typer) -> None:
     """Add ``serve`` and the ``keys`` group to ``app``."""
-    from .app import handles_errors
+    from .commands import handles_errors
 
     keys_app = typer.Typer(help="Manage the service's API keys.", no_args_is_help=True)
     app.add_typer(keys_app, name="keys")

@@ -68,7 +68,7 @@ def _print_end(ended) -> None:
 
 def register(app: typer.Typer) -> None:
     """Add chat, context, reflect and ask to ``app``."""
-    from .app import handles_errors
+    from .commands import handles_errors
 
     @app.command()
     @handles_errors

@@ -14,7 +14,7 @@ from .render import console
 
 def register(app: typer.Typer) -> None:
     """Add the ``setup`` group to ``app``."""
-    from .app import handles_errors
+    from .commands import handles_errors
 
     setup_app = typer.Typer(help="Create a store's server-side layout.", no_args_is_help=True)
     app.add_typer(setup_app, name="setup")

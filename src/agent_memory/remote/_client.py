@@ -11,14 +11,14 @@ only make sense beside the store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
-from typing import Any, Self
+from collections.abc import Iterable, Mapping
+from typing import Any, Self, Unpack
 
 from pydantic import TypeAdapter
 
 from ..errors import InvalidInputError, RecordNotFoundError
-from ..models import AnyRecord, MemoryRecord, RecordKind, Role, ThreadSummary, Turn, UserProfile
+from ..filters import FilterArgs, MemoryFilter
+from ..models import AnyRecord, MemoryRecord, Role, ThreadSummary, Turn, UserProfile
 from ..pipeline import StepResult
 from ..retrieval.hits import Hit, SearchMode
 from ..stores.paging import Page
@@ -172,26 +172,22 @@ class RemoteMemory(SessionsRoutes, ConsistencyRoutes):
         self,
         user_id: str,
         *,
-        kinds: Sequence[RecordKind | str] | None = None,
-        thread_id: str | None = None,
-        agent_id: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        include_superseded: bool = False,
+        filter: MemoryFilter | None = None,
         newest_first: bool = False,
         limit: int | None = None,
-        as_of: datetime | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> list[MemoryRecord]:
-        """The user's records matching the filters: the pages of :meth:`get_memories_page`
-        (``MAX_K`` records each) joined, or one page of ``limit``; ``as_of``: the facts valid
-        at that time."""
+        """The user's records matching the filters (a
+        :class:`~agent_memory.filters.MemoryFilter`, or its fields as keywords over it): the
+        pages of :meth:`get_memories_page` (``MAX_K`` records each) joined, or one page of
+        ``limit``; ``as_of``: the facts valid at that time."""
+        selected = MemoryFilter.build(filter, filters)
         records: list[MemoryRecord] = []
         cursor: str | None = None
         while True:
             page = await self.get_memories_page(
-                user_id, kinds=kinds, thread_id=thread_id, agent_id=agent_id, since=since,
-                until=until, include_superseded=include_superseded,
-                newest_first=newest_first, limit=limit or MAX_K, cursor=cursor, as_of=as_of)
+                user_id, filter=selected, newest_first=newest_first, limit=limit or MAX_K,
+                cursor=cursor)
             records += page.records
             cursor = page.cursor
             if cursor is None or limit is not None:
@@ -201,26 +197,17 @@ class RemoteMemory(SessionsRoutes, ConsistencyRoutes):
         self,
         user_id: str,
         *,
-        kinds: Sequence[RecordKind | str] | None = None,
-        thread_id: str | None = None,
-        agent_id: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        include_superseded: bool = False,
+        filter: MemoryFilter | None = None,
         newest_first: bool = False,
         limit: int = 100,
         cursor: str | None = None,
-        as_of: datetime | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> Page:
-        """One page of records (``GET /v1/users/{u}/memories``, keyset paging)."""
+        """One page of records (``GET /v1/users/{u}/memories``, keyset paging; the filter as
+        query parameters)."""
         params: dict[str, Any] = {
-            "kind": [_value(kind) for kind in kinds] if kinds else None,
-            "thread_id": thread_id, "agent_id": agent_id,
-            "since": since.isoformat() if isinstance(since, datetime) else since,
-            "until": until.isoformat() if isinstance(until, datetime) else until,
-            "include_superseded": include_superseded, "newest_first": newest_first,
-            "limit": limit, "cursor": cursor,
-            "as_of": as_of.isoformat() if isinstance(as_of, datetime) else as_of,
+            **MemoryFilter.build(filter, filters).to_query(),
+            "newest_first": newest_first, "limit": limit, "cursor": cursor,
         }
         body = await self.http.call(
             "GET", self.user_path(user_id, "memories"), idempotent=True,
@@ -258,19 +245,14 @@ class RemoteMemory(SessionsRoutes, ConsistencyRoutes):
         *,
         mode: SearchMode | str = SearchMode.HYBRID,
         k: int = 10,
-        kinds: Sequence[RecordKind | str] | None = None,
-        thread_id: str | None = None,
-        agent_id: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        include_superseded: bool = False,
-        as_of: datetime | None = None,
+        filter: MemoryFilter | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> list[Hit]:
-        """Vector, full-text or hybrid (RRF) search (``POST /v1/users/{u}/search``)."""
+        """Vector, full-text or hybrid (RRF) search (``POST /v1/users/{u}/search``; the
+        filter, a :class:`~agent_memory.filters.MemoryFilter` or its fields as keywords, in
+        the body)."""
         body = {"query": query, "mode": _value(mode), "k": k,
-                "kinds": [_value(kind) for kind in kinds] if kinds else None,
-                "thread_id": thread_id, "agent_id": agent_id, "since": since,
-                "until": until, "include_superseded": include_superseded, "as_of": as_of}
+                **MemoryFilter.build(filter, filters).to_json()}
         return await self.http.call("POST", self.user_path(user_id, "search"), json=body,
                                     idempotent=True, into=HITS)
 

@@ -18,12 +18,14 @@ from ._client import RemoteMemory
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from datetime import datetime, timedelta
+    from typing import Unpack
 
     from pydantic import BaseModel
 
     from agent_memory.consistency.audit import FactHistory
     from agent_memory.consistency.forget import ForgetReport
     from agent_memory.consistency.reconcile import ReconcileResult
+    from agent_memory.filters import FilterArgs, MemoryFilter
     from agent_memory.jobqueue.models import Job, JobState
     from agent_memory.models import (
         Fact,
@@ -228,32 +230,19 @@ class Remote(SyncFacade):
         self,
         user_id: str,
         *,
-        kinds: Sequence[RecordKind | str] | None = None,
-        thread_id: str | None = None,
-        agent_id: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        include_superseded: bool = False,
+        filter: MemoryFilter | None = None,
         newest_first: bool = False,
         limit: int | None = None,
-        as_of: datetime | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> list[MemoryRecord]:
-        """The user's records matching the filters: the pages of :meth:`get_memories_page`
-        (``MAX_K`` records each) joined, or one page of ``limit``; ``as_of``: the facts valid
-        at that time.
+        """The user's records matching the filters (a
+        :class:`~agent_memory.filters.MemoryFilter`, or its fields as keywords over it): the
+        pages of :meth:`get_memories_page` (``MAX_K`` records each) joined, or one page of
+        ``limit``; ``as_of``: the facts valid at that time.
         """
         return self._run(
             self._async.get_memories(
-                user_id,
-                kinds=kinds,
-                thread_id=thread_id,
-                agent_id=agent_id,
-                since=since,
-                until=until,
-                include_superseded=include_superseded,
-                newest_first=newest_first,
-                limit=limit,
-                as_of=as_of,
+                user_id, filter=filter, newest_first=newest_first, limit=limit, **filters
             )
         )
 
@@ -261,31 +250,23 @@ class Remote(SyncFacade):
         self,
         user_id: str,
         *,
-        kinds: Sequence[RecordKind | str] | None = None,
-        thread_id: str | None = None,
-        agent_id: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        include_superseded: bool = False,
+        filter: MemoryFilter | None = None,
         newest_first: bool = False,
         limit: int = 100,
         cursor: str | None = None,
-        as_of: datetime | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> Page:
-        """One page of records (``GET /v1/users/{u}/memories``, keyset paging)."""
+        """One page of records (``GET /v1/users/{u}/memories``, keyset paging; the filter as
+        query parameters).
+        """
         return self._run(
             self._async.get_memories_page(
                 user_id,
-                kinds=kinds,
-                thread_id=thread_id,
-                agent_id=agent_id,
-                since=since,
-                until=until,
-                include_superseded=include_superseded,
+                filter=filter,
                 newest_first=newest_first,
                 limit=limit,
                 cursor=cursor,
-                as_of=as_of,
+                **filters,
             )
         )
 
@@ -421,29 +402,15 @@ class Remote(SyncFacade):
         *,
         mode: SearchMode | str = SearchMode.HYBRID,
         k: int = 10,
-        kinds: Sequence[RecordKind | str] | None = None,
-        thread_id: str | None = None,
-        agent_id: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        include_superseded: bool = False,
-        as_of: datetime | None = None,
+        filter: MemoryFilter | None = None,
+        **filters: Unpack[FilterArgs],
     ) -> list[Hit]:
-        """Vector, full-text or hybrid (RRF) search (``POST /v1/users/{u}/search``)."""
+        """Vector, full-text or hybrid (RRF) search (``POST /v1/users/{u}/search``; the
+        filter, a :class:`~agent_memory.filters.MemoryFilter` or its fields as keywords, in
+        the body).
+        """
         return self._run(
-            self._async.search(
-                user_id,
-                query,
-                mode=mode,
-                k=k,
-                kinds=kinds,
-                thread_id=thread_id,
-                agent_id=agent_id,
-                since=since,
-                until=until,
-                include_superseded=include_superseded,
-                as_of=as_of,
-            )
+            self._async.search(user_id, query, mode=mode, k=k, filter=filter, **filters)
         )
 
     def session_state(self, user_id: str, session_id: str) -> SessionState:

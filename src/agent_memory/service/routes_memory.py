@@ -23,10 +23,10 @@ from .auth import User
 from .deps import ERRORS, Memory
 from .schemas import (
     MemoriesBody,
+    MemoriesQuery,
     MemoryPage,
     RecallBody,
     SearchBody,
-    Time,
     TurnBatch,
     TurnBody,
 )
@@ -76,28 +76,13 @@ async def recall(user_id: User, body: RecallBody, memory: Memory) -> RecallResul
 
 
 @router.get("/memories", tags=["memories"])
-async def list_memories(
-    user_id: User,
-    memory: Memory,
-    kind: Annotated[list[str] | None, Query(description="Record kinds (repeatable).")] = None,
-    thread_id: str | None = None,
-    agent_id: str | None = None,
-    since: Time | None = None,
-    until: Time | None = None,
-    include_superseded: bool = False,
-    newest_first: bool = False,
-    limit: int = 100,
-    cursor: str | None = None,
-    as_of: Annotated[Time | None, Query(
-        description="Facts valid at this time (ISO 8601), including those a later "
-                    "contradiction retired; default: current facts only.")] = None,
-) -> MemoryPage:
+async def list_memories(user_id: User, memory: Memory,
+                        params: Annotated[MemoriesQuery, Query()]) -> MemoryPage:
     """One page of the user's records (keyset paging: pages never shift when records are
     written meanwhile); ``limit`` 1-1,000."""
     page = await memory.get_memories_page(
-        user_id, kinds=kind, thread_id=thread_id, agent_id=agent_id, since=since,
-        until=until, include_superseded=include_superseded, newest_first=newest_first,
-        limit=limit, cursor=cursor, as_of=as_of)
+        user_id, filter=params.filter(), newest_first=params.newest_first,
+        limit=params.limit, cursor=params.cursor)
     return MemoryPage(records=page.records, cursor=page.cursor)  # type: ignore[arg-type]
 
 

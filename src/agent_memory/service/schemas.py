@@ -11,6 +11,7 @@ Types are strict where the document says ``integer``, ``number`` or ``boolean`` 
 
 from __future__ import annotations
 
+from dataclasses import fields as dataclass_fields
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -22,9 +23,12 @@ from pydantic import (
     StrictBool,
     StrictFloat,
     StrictInt,
+    create_model,
 )
 
 from ..errors import InvalidTimeError
+from ..filters import MemoryFilter
+from ..filters import filter_fields as filter_field_specs
 from ..models import AnyRecord
 from ..recall.scoring import RelevanceSource
 from ..recall.strategies import Strategy
@@ -78,23 +82,52 @@ class TurnBatch(_Body):
     turns: list[BatchTurn] = Field(min_length=1, max_length=MAX_K)
 
 
-class SearchBody(_Body):
-    """A search: the arguments of ``AsyncMemory.search``.
+WIRE_TYPES: dict[str, tuple[Any, Any]] = {
+    "kinds": (list[str] | None, list[str] | None),
+    "id": (str | None, str | None),
+    "time": (Time | None, Time | None),
+    "flag": (StrictBool, bool),
+}
+"""The REST type of each kind of filter field (``agent_memory.filters.VALUE_KINDS``): in a JSON
+body, then as a query parameter (a query's values are strings: ``true`` is a boolean there).
+Kinds are plain strings, checked by the client with the Python API's typed error."""
 
-    ``kinds``: turn, summary, fact, interaction, insight, profile (default: every kind).
-    ``as_of``: search the facts valid at that time (ISO 8601) instead of the current ones.
-    """
 
-    query: str
-    mode: SearchMode = SearchMode.HYBRID
-    k: StrictInt = 10
-    kinds: list[str] | None = None
-    thread_id: str | None = None
-    agent_id: str | None = None
-    since: Time | None = None
-    until: Time | None = None
-    include_superseded: StrictBool = False
-    as_of: Time | None = None
+def filter_fields(*, query: bool = False) -> dict[str, Any]:
+    """The pydantic field definitions of :class:`~agent_memory.filters.MemoryFilter`'s fields,
+    for :func:`pydantic.create_model`: named as in a JSON body, or (``query``) as query
+    parameters (``kind`` for ``kinds``), each with its default and help text."""
+    defaults = {f.name: f.default for f in dataclass_fields(MemoryFilter)}
+    found: dict[str, Any] = {}
+    for name, meta in filter_field_specs():
+        body_type, query_type = WIRE_TYPES[meta["value"]]
+        key = (meta["query"] or name) if query else name
+        found[key] = (query_type if query else body_type,
+                      Field(default=defaults[name], description=meta["help"]))
+    return found
+
+
+SearchBody = create_model(
+    "SearchBody", __base__=_Body,
+    __doc__=("A search: the arguments of ``AsyncMemory.search`` (the filter's fields are "
+             "those of ``MemoryFilter``)."),
+    query=(str, ...), mode=(SearchMode, SearchMode.HYBRID), k=(StrictInt, 10),
+    **filter_fields())
+
+
+class _MemoriesQuery(BaseModel):
+    def filter(self) -> MemoryFilter:
+        """The :class:`MemoryFilter` these query parameters give (checked there)."""
+        return MemoryFilter(**{name: getattr(self, meta["query"] or name)
+                               for name, meta in filter_field_specs()})
+
+
+MemoriesQuery = create_model(
+    "MemoriesQuery", __base__=_MemoriesQuery,
+    __doc__=("The query parameters of ``GET .../memories``: the filter (``kind`` "
+             "repeatable), the order, the page size (1-1,000) and the cursor."),
+    **filter_fields(query=True), newest_first=(bool, False), limit=(int, 100),
+    cursor=(str | None, None))
 
 
 class RecallBody(_Body):
