@@ -8,6 +8,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
+from agent_memory.errors import MalformedOutputError
 from agent_memory.models import Turn
 from agent_memory.reasoners.openai import OpenAIReasoner
 from agent_memory.reasoners.openai_facts import self_disclosures
@@ -137,3 +140,21 @@ async def test_first_person_facts_are_rewritten_for_the_speaker_of_the_cited_tur
     # a fact citing the advisor's turn is not rewritten as the advisor's self-disclosure
     assert texts[3] == "Priya's advisor says we should save four more years."
     assert not any(re.match(r"(?:We|I|My|Our)\b", t) for t in texts)
+
+
+async def test_evidence_written_as_one_string_is_read_as_its_ids():
+    chat = ScriptedChatModel([{"facts": [
+        {"text": "Priya's hospital matches 4% of her pension.", "evidence": "[s2:0]"},
+        {"text": "Priya contributes 2% and wants 6%.", "evidence": "s2:2, 's2:0'"},
+    ]}])
+    reasoner = OpenAIReasoner("qwen-test", client=chat.async_client())
+    facts = (await reasoner.extract_facts(SESSION)).facts
+    assert [f.evidence for f in facts] == [["s2:0"], ["s2:2", "s2:0"]]
+    assert len(chat.requests) == 1  # accepted as written, no repair round
+
+
+async def test_evidence_of_no_id_is_still_refused():
+    chat = ScriptedChatModel([{"facts": [{"text": "Priya is a nurse.", "evidence": "[]"}]}] * 3)
+    reasoner = OpenAIReasoner("qwen-test", client=chat.async_client(), max_repairs=1)
+    with pytest.raises(MalformedOutputError):
+        await reasoner.extract_facts(SESSION)

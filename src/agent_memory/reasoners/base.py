@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..models import Fact, Turn
 from ..profile_schema import SchemaField
@@ -66,7 +66,9 @@ class FactDraft(BaseModel):
         category: a short label (``preference``, ``event``, ``plan``, ...).
         confidence: 0-1.
         importance: 1-10, or ``None`` when not scored.
-        evidence: ids of the turns the fact came from (at least one).
+        evidence: ids of the turns the fact came from (at least one). A single string, as
+            small models sometimes write (``"[s1:0]"`` or ``"s1:0, s1:2"``), is read as the
+            list of its comma-separated ids.
         occurred_at: ISO date (``YYYY-MM-DD``) the fact refers to, when known.
     """
 
@@ -79,6 +81,14 @@ class FactDraft(BaseModel):
     importance: int | None = Field(default=None, ge=1, le=10)
     evidence: list[str] = Field(min_length=1)
     occurred_at: str | None = None
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _ids_in_one_string(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        ids = (part.strip().strip("'\"").strip() for part in value.strip().strip("[]").split(","))
+        return [part for part in ids if part]
 
 
 class FactExtraction(BaseModel):
