@@ -30,7 +30,7 @@ async def test_contradictions_the_offline_decision_refutes_are_vetoed(local_embe
     assert decision.contradictions == []
     assert {(v.first_id, v.second_id) for v in decision.vetoed} == {(home.id, same_home.id),
                                                                     (hobby.id, sport.id)}
-    assert all(v.rationale.startswith("vetoed: offline P(") for v in decision.vetoed)
+    assert all(v.rationale.startswith("vetoed: ") for v in decision.vetoed)
 
 
 async def test_a_changed_attribute_of_the_same_subject_retires_the_old_fact(tmp_path,
@@ -58,3 +58,16 @@ async def test_without_a_verifier_the_model_decides_alone(local_embedder) -> Non
     decision = await openai_reconcile.reconcile(reasoner.structured, [home, same_home],
                                                 verifier=None)
     assert len(decision.contradictions) == 1 and not isinstance(decision, VerifiedDecision)
+
+
+async def test_a_contradiction_between_different_holders_is_vetoed(local_embedder) -> None:
+    """The reason names the attribute, but the sister's home is not Ana's."""
+    home, sister = fact("Ana lives in Lisbon.", 1), fact("Ana's sister lives in Porto.", 2)
+    job, wife = fact("Ana works as a nurse.", 3), fact("Ana's wife works as a teacher.", 4)
+    decision = await _llm((home.id, sister.id, "Ana's residence changed to Porto"),
+                          (job.id, wife.id, "her job changed")).reconcile(
+        [home, sister, job, wife])
+    assert isinstance(decision, VerifiedDecision)
+    assert decision.contradictions == []
+    assert len(decision.vetoed) == 2
+    assert all("ana's" in v.rationale.lower() for v in decision.vetoed)

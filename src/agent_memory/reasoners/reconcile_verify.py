@@ -1,8 +1,12 @@
 """An LLM's proposed contradictions, checked against the learned offline decision.
 
 A small model asked to reconcile a pool tends to call any two facts about one person a
-contradiction (a 1.5B model called 12 of 14 duplicate or unrelated pairs contradictions), and
+contradiction (a 1.5B model called 19 of 20 duplicate or unrelated pairs contradictions), and
 each such call would retire a good fact. So a proposed contradiction retires a fact only when
+the offline reading admits the pair as a contradiction candidate at all (both claims have the
+same holder: "Ana's sister lives in Porto" is not about where Ana lives; and they state the
+same single-valued attribute or have close predicates, :func:`.extractive.reconcile.is_candidate`),
+and
 
 - the learned offline decision (:mod:`.extractive.reconcile`, local embeddings) does **not**
   call the pair duplicate or unrelated with a probability of at least :data:`CONFIDENT`, or
@@ -94,7 +98,7 @@ class Verifier:
             decision: the LLM's decision over ``facts`` (ids already checked to be in it).
             facts: the pool.
         """
-        from .extractive.reconcile import _read, default_model, pair_matrix
+        from .extractive.reconcile import _read, default_model, is_candidate, pair_matrix
 
         if not decision.contradictions:
             return VerifiedDecision(duplicates=decision.duplicates)
@@ -112,13 +116,21 @@ class Verifier:
         pool = [facts[k] for k in subset]
         vectors = embedder.embed_sync([f.content for f in pool])
         reading = _read(pool, attributes)
-        probs = default_model().probabilities(pair_matrix(
-            pool, vectors, [(local[i], local[j]) for i, j in pairs], attributes=attributes,
-            lexicon=lexicon, reading=reading))
+        rows = pair_matrix(pool, vectors, [(local[i], local[j]) for i, j in pairs],
+                           attributes=attributes, lexicon=lexicon, reading=reading)
+        probs = default_model().probabilities(rows)
         kept, vetoed = [], []
-        for proposal, (i, j), p in zip(decision.contradictions, pairs, probs, strict=True):
+        for proposal, (i, j), p, row in zip(decision.contradictions, pairs, probs, rows,
+                                            strict=True):
             claim_i, claim_j = reading[0][local[i]], reading[0][local[j]]
             attribute = reading[1][local[i]]
+            if claim_i.subject != claim_j.subject or not is_candidate(row):
+                why = (f"about {claim_i.subject!r} and {claim_j.subject!r}"
+                       if claim_i.subject != claim_j.subject else "not the same attribute")
+                vetoed.append(proposal.model_copy(update={
+                    "rationale": f"vetoed: {why}; proposed: {proposal.rationale}"}))
+                log.info("LLM contradiction %s / %s vetoed: %s", facts[i].id, facts[j].id, why)
+                continue
             named = (claim_i.subject == claim_j.subject and attribute is not None
                      and attribute == reading[1][local[j]]
                      and _names(proposal.rationale, attribute))
