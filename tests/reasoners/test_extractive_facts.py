@@ -284,7 +284,7 @@ def test_assistant_lines_and_questions_give_no_facts() -> None:
         turn("What would I need to save each month today?", speaker="Priya", turn_id="t3"),
         turn("Quick update: I moved to Portland in May.", speaker="Priya", turn_id="t4"),
     )
-    assert facts == ["Priya moved to Portland in May."]
+    assert facts == ["Priya moved to Portland in May 2023."]
 
 
 @pytest.mark.dataset

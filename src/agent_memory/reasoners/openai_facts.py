@@ -7,7 +7,7 @@
   is refused and repaired (:func:`~.structured.complete_structured`).
 - **Dates**: relative dates the model left in a fact ("yesterday", "last week", "next
   month") are resolved against the time of the fact's first cited turn, as the offline
-  reasoner does (:func:`~.extractive.dates.resolve_dates`); a day the fact names becomes its
+  reasoner does (:func:`agent_memory.text.dates.resolve_dates`); a day the fact names becomes its
   ``occurred_at`` when the model gave none.
 - **Empty answers**: small models sometimes answer ``{"facts": []}`` for turns full of
   self-disclosures ("I'm 34 and I work as a nurse"), or only a fact from a planted
@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..models import Turn
+from ..text.dates import resolve_dates
 from ..text.injection import injection_reason
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
-from .extractive.dates import resolve_dates
 from .structured import OutputRejected, schema_text
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ Modules: :mod:`.sentences` (splitting, salience), :mod:`.summarize` (thread summ
 compress), :mod:`.profile` (facts placed in profile fields by prototype), :mod:`.facts`
 (fact extraction), :mod:`.parse` (clauses from a dependency parse), :mod:`.select` (the
 learned decision of which clauses are worth a fact), :mod:`.person` (third-person
-rewriting), :mod:`.dates` (relative dates made absolute).
+rewriting); relative dates are made absolute by :mod:`agent_memory.text.dates`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Fact extraction: the clauses of user turns worth a fact, rewritten to stand alone.
 
 Each sentence of a user turn is cleaned (leading interjections, labels and vocatives), its
-relative dates resolved (:mod:`.dates`), and parsed into clauses (:mod:`.parse`): one claim
+relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses (:mod:`.parse`): one claim
 each, with whose claim it is. A learned decision (:mod:`.select`) keeps the clauses worth a
 fact (probability >= :data:`FACT_THRESHOLD`, at most :data:`FACTS_PER_TURN` per turn), and each
 is rewritten in the third person (:mod:`.person`): "I live in Boston and work as a pharmacist"
@@ -28,8 +28,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...models import Role, Turn, normalize_text
+from ...text.dates import resolve_dates
 from ..base import FactDraft, FactExtraction
-from .dates import resolve_dates
 from .parse import Clause, clauses, parse
 from .person import SELF_WORDS as _SELF_WORDS
 from .person import YOU_WORDS as _YOU_WORDS

@@ -13,7 +13,7 @@ summary's length when a summary is updated, so a thread summary stays at
 
 Sentences are reported in the third person (:mod:`.person`): "Priya is 34 and works as a
 nurse.", "Advisor said a conservative mix for the deposit fund makes sense." Relative dates in
-statements are resolved against each turn's ``created_at`` (:mod:`.dates`); questions are never
+statements are resolved against each turn's ``created_at`` (:mod:`agent_memory.text.dates`); questions are never
 rewritten (a question's "today" is not a date anyone stated). The previous summary is split
 back into sentences and competes with the new ones, so its most salient content survives.
 
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 from ...errors import InvalidInputError
 from ...models import Role, Turn
+from ...text.dates import MONTHS, WEEKDAYS, resolve_dates
 from ...tokens import count_tokens, truncate_tokens
 from ..base import SummaryDraft
-from .dates import MONTHS, WEEKDAYS, resolve_dates
 from .facts import (
     categorize,
     clean_sentence,
