@@ -123,19 +123,6 @@ CATEGORY_KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 """The transparent keyword map of :func:`categorize`: whole words, ``prefix*`` stems and
 two-word phrases, per category."""
-_EXACT: dict[str, str] = {}
-_PREFIXES: list[tuple[str, str]] = []
-_PHRASES: dict[str, str] = {}
-for _category, _keywords in CATEGORY_KEYWORDS.items():
-    for _keyword in _keywords:
-        if " " in _keyword:
-            _PHRASES[_keyword] = _category
-        elif _keyword.endswith("*"):
-            _PREFIXES.append((_keyword[:-1], _category))
-        else:
-            _EXACT.setdefault(_keyword, _category)
-_PREFIX_TUPLE = tuple(p for p, _ in _PREFIXES)
-_PHRASE_PATTERN = re.compile(r"\b(?:" + "|".join(map(re.escape, _PHRASES)) + r")\b")
 CATEGORY_PRIORITY = (
     "identity", "health", "family", "work", "finance", "education", "plan", "event",
     "location", "hobby", "preference",
@@ -152,23 +139,24 @@ def speaker_name(turn: Turn) -> str:
     return "The user" if turn.role == Role.USER else "The assistant"
 
 
-def categorize(text: str) -> str:
-    """Category of a fact from :data:`CATEGORY_KEYWORDS` (most hits; ties broken by
-    :data:`CATEGORY_PRIORITY`), ``"other"`` when no keyword matches."""
-    hits: dict[str, int] = {}
-    for word in words(text):
-        category = _EXACT.get(word)
-        if category is None and word.startswith(_PREFIX_TUPLE):
-            category = next(c for p, c in _PREFIXES if word.startswith(p))
-        if category is not None:
-            hits[category] = hits.get(category, 0) + 1
-    for match in _PHRASE_PATTERN.finditer(text.lower()):
-        category = _PHRASES[match.group(0)]
-        hits[category] = hits.get(category, 0) + 1
-    if not hits:
-        return "other"
-    return max(CATEGORY_PRIORITY, key=lambda c: (hits.get(c, 0), -CATEGORY_PRIORITY.index(c)))
+def keyword_hits(tokens: Sequence[str], keywords: Sequence[str]) -> int:
+    """How often ``keywords`` occur in ``tokens`` (lower-case words): whole words,
+    ``prefix*`` stems and phrases of several words (``"by 20*"``: any word after "by"
+    that starts with 20)."""
+    lowered = " " + " ".join(tokens) + " "
+    return sum(lowered.count(" " + " ".join(words(k.rstrip("*"))) + ("" if k[-1] == "*" else " "))
+               if " " in k or "(" in k
+               else sum(t.startswith(k[:-1]) for t in tokens) if k.endswith("*")
+               else tokens.count(k) for k in keywords)
 
+
+def categorize(text: str) -> str:
+    """Category of a fact from :data:`CATEGORY_KEYWORDS` (most hits, :func:`keyword_hits`;
+    ties broken by :data:`CATEGORY_PRIORITY`), ``"other"`` when no keyword matches."""
+    tokens = words(text)
+    hits = {c: keyword_hits(tokens, CATEGORY_KEYWORDS[c]) for c in CATEGORY_PRIORITY}
+    best = max(CATEGORY_PRIORITY, key=lambda c: (hits[c], -CATEGORY_PRIORITY.index(c)))
+    return best if hits[best] else "other"
 
 
 def clean_sentence(sentence: str, names: frozenset[str]) -> str:

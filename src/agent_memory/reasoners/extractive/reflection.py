@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from ...models import Role, Turn, normalize_text
 from ..sessions_models import InsightDraft, InsightNote, InteractionDraft, SessionReflection
-from .facts import extract_facts
+from .facts import extract_facts, keyword_hits
 from .sentences import content_terms, entities, jaccard, split_sentences, words
 from .summarize import key_topics, summarize_turns
 
@@ -70,20 +70,11 @@ def category_of(text: str, categories: Sequence[str]) -> tuple[str | None, int]:
     Returns ``(None, 0)`` when no keyword of an allowed category occurs.
     """
     tokens = words(text)
-    lowered = " " + " ".join(tokens) + " "
     best: tuple[str | None, int] = (None, 0)
     ordered = [c for c in INSIGHT_KEYWORDS if c in categories]
     ordered += [c for c in categories if c not in INSIGHT_KEYWORDS]
     for category in ordered:
-        hits = 0
-        for keyword in INSIGHT_KEYWORDS.get(category, _prototype(category)):
-            if " " in keyword or "(" in keyword:
-                stem = keyword.rstrip("*")
-                hits += lowered.count(" " + " ".join(words(stem)))
-            elif keyword.endswith("*"):
-                hits += sum(1 for t in tokens if t.startswith(keyword[:-1]))
-            else:
-                hits += tokens.count(keyword)
+        hits = keyword_hits(tokens, INSIGHT_KEYWORDS.get(category, _prototype(category)))
         if category == "concern":
             hits *= 2  # a stated worry outweighs the topic it is about
         if hits > best[1]:

@@ -64,39 +64,29 @@ DUPLICATE_THRESHOLD = 0.8
 
 @dataclass(slots=True)
 class _Candidate:
-    """One sentence competing for a place in a summary."""
+    """One sentence competing for a place in a summary: ``display`` is how the summary
+    writes it (third person), ``body`` what its salience is read from."""
 
     speaker: str | None
     body: str
     order: int
+    display: str
     turn_id: str | None = None
     terms: tuple[str, ...] = ()
     score: float = 0.0
-    display: str | None = None
-    """The sentence as written into the summary (third person), when it differs from body."""
-
-    @property
-    def cost(self) -> int:
-        """Tokens this sentence adds, counting its own speaker prefix (an upper bound)."""
-        if self.display is not None:
-            return count_tokens(self.display)
-        prefix = count_tokens(f"{self.speaker}:") if self.speaker else 0
-        return prefix + count_tokens(self.body)
 
 
 def _previous_candidates(previous: str | None) -> list[_Candidate]:
-    """Split a stored summary back into sentences, keeping each line's speaker prefix."""
-    if not previous or not previous.strip():
-        return []
+    """Split a stored summary back into sentences; a line in the older "Name: text" layout
+    is rewritten in the third person."""
     candidates: list[_Candidate] = []
-    for line in previous.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        match = _PREFIX.match(line)
+    for line in (previous or "").splitlines():
+        match = _PREFIX.match(line.strip())
         speaker, body = (match.group("name"), match.group("body")) if match else (None, line)
-        for sentence in split_sentences(body):
-            candidates.append(_Candidate(speaker, sentence, len(candidates)))
+        for sentence in split_sentences(body.strip()):
+            display = (finish_sentence(to_third_person(sentence, speaker)) if speaker
+                       else sentence)
+            candidates.append(_Candidate(speaker, sentence, len(candidates), display))
     return candidates
 
 
@@ -108,7 +98,7 @@ def _select(candidates: list[_Candidate], max_tokens: int) -> list[_Candidate]:
     for candidate in ranked:
         if candidate.score < 0 and chosen:
             break  # filler only fills an otherwise empty summary
-        cost = candidate.cost
+        cost = count_tokens(candidate.display)
         if cost > remaining:
             continue
         if any(jaccard(candidate.terms, c.terms) >= DUPLICATE_THRESHOLD for c in chosen
@@ -121,21 +111,8 @@ def _select(candidates: list[_Candidate], max_tokens: int) -> list[_Candidate]:
 
 
 def _render(chosen: Sequence[_Candidate]) -> str:
-    """One line per run of consecutive sentences by the same speaker."""
-    lines: list[str] = []
-    current: str | None = None
-    for candidate in chosen:
-        if candidate.display is not None:
-            lines.append(candidate.display)
-            current = None
-            continue
-        if lines and candidate.speaker is not None and candidate.speaker == current:
-            lines[-1] = f"{lines[-1]} {candidate.body}"
-        else:
-            prefix = f"{candidate.speaker}: " if candidate.speaker else ""
-            lines.append(prefix + candidate.body)
-        current = candidate.speaker
-    return "\n".join(lines)
+    """One sentence per line."""
+    return "\n".join(c.display for c in chosen)
 
 
 def key_topics(texts: Sequence[str], names: Sequence[str] = (), limit: int = 5) -> list[str]:
@@ -281,10 +258,6 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
     check_budget(max_tokens)
     budget = compression_budget(previous, turns, max_tokens)
     candidates = _previous_candidates(previous)
-    for candidate in candidates:
-        if candidate.speaker:  # a summary in the older "Name: text" layout
-            candidate.display = finish_sentence(to_third_person(candidate.body,
-                                                                candidate.speaker))
     names = {c.speaker for c in candidates if c.speaker}
     speakers = speakers_of(turns)
     names.update(speakers)
@@ -300,10 +273,8 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
         for sentence in split_sentences(turn.content):
             question = sentence.rstrip().endswith("?")
             body = sentence if question else resolve_dates(sentence, turn.created_at).text
-            candidate = _Candidate(name, body, len(candidates) + len(new), turn.id)
-            candidate.display = _third_person(turn, body, speakers[name], listener, lowered,
-                                              proper)
-            new.append(candidate)
+            new.append(_Candidate(name, body, len(candidates) + len(new), _third_person(
+                turn, body, speakers[name], listener, lowered, proper), turn.id))
     candidates += new
     if not candidates:
         raise InvalidInputError("nothing to summarize: no previous summary and no turns")
