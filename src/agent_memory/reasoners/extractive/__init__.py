@@ -46,13 +46,10 @@ _default_embedder = shared_embedder
 
 
 class ExtractiveReasoner(Reasoner):
-    """Summaries by salient-sentence extraction and facts from self-disclosures.
-
-    Everything runs in-process on the text alone (no embeddings), in well under a millisecond
-    per turn, on a worker thread (:func:`agent_memory._threads.run_in_worker`): pure-Python work on a batch still
-    adds up (summarizing or extracting facts from 100 LoCoMo turns took 40-45 ms each on the
-    project's 2-core machine), and the event loop keeps serving other tasks meanwhile.
-    Conversation text is only ever scored and copied, never interpreted as instructions.
+    """Summaries by salient-sentence extraction, facts from parsed clauses, reconciliation by
+    a learned pair decision: in-process with local models, on a worker thread
+    (:func:`agent_memory._threads.run_in_worker`) so the event loop keeps serving. Conversation
+    text is only ever scored and copied, never interpreted as instructions.
     """
 
     name = "extractive"

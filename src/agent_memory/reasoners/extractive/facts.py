@@ -59,13 +59,6 @@ _SUBJECTLESS = re.compile(
     r"|(?P<been>been))\b",
     re.IGNORECASE,
 )
-_REACTION = re.compile(
-    r"^(?:i|we)\s+(?:(?:really|totally|just|so|completely)\s+)?(?:hope you|wish you|bet|"
-    r"agree|know what you|know how you|understand|hear you|can't wait to (?:see|hear)|"
-    r"appreciate (?:it|that|you|your)|(?:am|'m) (?:so |really |very )?"
-    r"(?:glad|happy|sorry|proud|excited|thrilled|thankful|grateful) (?:for|of|to hear|you|that you))",
-    re.IGNORECASE,
-)
 _HEDGE = re.compile(
     r"\b(?:maybe|might|perhaps|probably|possibly|kinda|sort of|kind of|i think|i guess|"
     r"not sure|i feel like|hopefully)\b",
@@ -179,7 +172,7 @@ def clean_sentence(sentence: str, names: frozenset[str]) -> str:
 
 def is_disclosure(text: str) -> bool:
     """True when ``text`` is a self-disclosing statement worth a fact (see module docstring)."""
-    if text.endswith("?") or _REACTION.search(text):
+    if text.endswith("?"):
         return False
     tokens = words(text)
     if len(tokens) < 4:
@@ -240,21 +233,6 @@ def finish_sentence(text: str) -> str:
     (``""`` stays ``""``)."""
     text = text.rstrip().rstrip("!.\u2026 ").rstrip()
     return f"{text}." if text else text
-
-
-def facts_from_turn(
-    turn: Turn, names: frozenset[str] = frozenset(), speaker: Speaker | None = None
-) -> list[FactDraft]:
-    """The facts disclosed in one turn (possibly none): :func:`extract_facts` of ``[turn]``.
-
-    Args:
-        turn: a turn; only ``user`` turns give facts (see the module docstring).
-        names: lower-cased names of the people in the conversation (vocatives are stripped).
-        speaker: how to refer to the speaker (pronouns, household); defaults to
-            :func:`speaker_name` with the turn's ``metadata["pronouns"]``.
-    """
-    speaker = speaker or Speaker(speaker_name(turn), parse_pronouns(turn.metadata.get("pronouns")))
-    return _extract([turn], names, {speaker_name(turn): speaker})
 
 
 def _rewrite(clause: Clause, speaker: Speaker) -> str:

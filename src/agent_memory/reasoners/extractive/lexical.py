@@ -14,9 +14,11 @@ Lexical relations in textual entailment: Dagan et al., *Recognizing Textual Enta
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from .lexicon import STOP, WORD, stem, word_set
 from .wordnet import Synset, WordNet
 
 SENSES = 2
@@ -102,6 +104,15 @@ class Lexicon:
                     return True
         return False
 
+    def gloss(self, word: str) -> tuple[frozenset[str], bool]:
+        """Stemmed content words of the glosses of ``word``'s :attr:`senses` most frequent
+        senses, and whether a gloss denies ("abstains", "no meat", "without"): world knowledge
+        such as "teetotal" -> "abstinence from alcoholic beverages"."""
+        text = " ".join(_EXAMPLE.sub("", s.gloss) for s in self._synsets(word)).lower()
+        words = WORD.findall(text)
+        return (frozenset(stem(w) for w in words if w not in STOP and len(w) > 2),
+                bool(_DENIAL.intersection(words)))
+
     def same(self, a: str, b: str) -> bool:
         """Whether the most frequent sense of ``a`` is that of ``b`` ("writer" / "author";
         not "nurse" / "nanny", whose shared sense is the second of "nurse"), or one is derived
@@ -153,6 +164,38 @@ def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]
 
 WORDS = 4
 """Most differing words per side compared (the cost is their product)."""
+_EXAMPLE = re.compile(r'"[^"]*"')
+"""A usage example in a gloss (only the definition counts)."""
+_DENIAL = word_set("no not without never abstains abstaining abstinence lacking free")
+
+
+def _covers(terms: frozenset[str], word: str) -> bool:
+    """Whether a stem of ``terms`` is ``word``'s stem or a prefix of 4+ letters of it (or the
+    reverse): "alcohol" / "alcoholic"."""
+    key = stem(word)
+    return any(t == key or (min(len(t), len(key)) >= 4 and (t.startswith(key)
+                                                            or key.startswith(t)))
+               for t in terms)
+
+
+def gloss_relations(a: Sequence[str], b: Sequence[str],
+                    lexicon: Lexicon | None) -> tuple[float, float]:
+    """``(cover, denial)``: the largest share of one side's differing words found in the
+    glosses of the other side's differing words ("is teetotal" / "never drinks alcohol":
+    "alcohol" in the gloss of "teetotal"), and whether a covering gloss denies. Zeros without
+    a lexicon or differing words."""
+    only_a = [w for w in dict.fromkeys(a) if w not in b][:WORDS]
+    only_b = [w for w in dict.fromkeys(b) if w not in a][:WORDS]
+    if lexicon is None or not only_a or not only_b:
+        return 0.0, 0.0
+    best, denial = 0.0, 0.0
+    for source, target in ((only_a, only_b), (only_b, only_a)):
+        glosses = [lexicon.gloss(w) for w in source]
+        terms = frozenset().union(*(g[0] for g in glosses))
+        cover = sum(_covers(terms, w) for w in target) / len(target)
+        if cover > best:
+            best, denial = cover, float(any(g[1] for g in glosses))
+    return best, denial
 
 
 def word_relations(a: Sequence[str], b: Sequence[str],

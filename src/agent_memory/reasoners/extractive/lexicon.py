@@ -49,6 +49,11 @@ BEGINNING = word_set("moved move moves relocated relocate relocates started star
                      "begin begins became become becomes switched switch took joined join joins "
                      "adopted adopt adopts bought buy buys now")
 """Verbs that begin a state (an onset), and the adverb "now"."""
+PAST_FORMS = word_set("paid sold bought lost gave got took went made ran won spent left put lent "
+                      "withdrew began became grew drove flew met sent built wrote broke quit")
+"""Irregular simple past forms (and "quit"): a completed event, not a state."""
+NOT_PAST = word_set("need feed seed speed bleed breed proceed succeed exceed")
+"""Words in ``-ed`` that are no past tense."""
 LIKING = word_set("like likes liked love loves loved enjoy enjoys enjoyed adore adores adored "
                   "prefer prefers preferred")
 DISLIKING = word_set("dislike dislikes disliked hate hates hated detest detests detested loathe "

@@ -1,13 +1,11 @@
 """Offline session tasks: interaction metadata, session reflection, structured profile filling.
 
 Session reflection works on the user's self-disclosures (:mod:`.facts`): each disclosed fact is
-placed in an insight category by a transparent keyword map (:data:`INSIGHT_KEYWORDS`, the
-financial-advisor categories of seed 001; a category we have no keywords for is matched by
-the words of its own name, its "prototype"). Its confidence is the fact's confidence
-(:func:`.facts.score_confidence`) plus 0.1 for each other user turn that says something similar
-(content-term Jaccard >= :data:`CORROBORATION_JACCARD`), at most +0.2: a statement repeated
-across sessions becomes an insight when those sessions are reflected on together
-(aggregation of no-insight sessions). Everything is deterministic.
+placed in an insight category by a keyword map (:data:`INSIGHT_KEYWORDS`; another category
+by the words of its own name). Its confidence is the fact's plus 0.1 for each other user turn
+saying something similar (content-term Jaccard >= :data:`CORROBORATION_JACCARD`), at most
++0.2: a statement repeated across sessions becomes an insight when they are reflected on
+together. Everything is deterministic.
 """
 
 from __future__ import annotations

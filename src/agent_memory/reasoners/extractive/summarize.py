@@ -1,23 +1,15 @@
-"""Extractive thread summaries that compress, and user profiles under a token budget.
+"""Extractive thread summaries that compress.
 
-Thread (and session) summaries: every sentence of the new turns competes on salience
-(:func:`.sentences.salience`, centroid TF-IDF: a sentence central to what the conversation is
-about scores high), with a bonus for the user's self-disclosures and decisions; greetings,
-backchannel ("Great progress") and questions are left out. The most salient sentences are taken
-greedily within the budget, skipping near-duplicates, and put back in chronological order. The
-budget compresses: at most one token of summary per :data:`COMPRESSION` tokens of turns
-(at least :data:`MIN_SUMMARY_TOKENS`, at most ``max_tokens``), added to the previous
-summary's length when a summary is updated, so a thread summary stays at
-:data:`COMPRESSION`:1 or better however often it is updated (threads shorter than
-``COMPRESSION x MIN_SUMMARY_TOKENS`` tokens compress less).
-
-Sentences are reported in the third person (:mod:`.person`): "Priya is 34 and works as a
-nurse.", "Advisor said a conservative mix for the deposit fund makes sense." Relative dates in
-statements are resolved against each turn's ``created_at`` (:mod:`agent_memory.text.dates`); questions are never
-rewritten (a question's "today" is not a date anyone stated). The previous summary is split
-back into sentences and competes with the new ones, so its most salient content survives.
-
-Profiles: :mod:`.profile`.
+Every sentence of the new turns and of the previous summary competes on salience
+(:func:`.sentences.salience`, centroid TF-IDF), with a bonus for the user's self-disclosures
+and decisions; questions and backchannel ("Great progress") are left out. The most salient
+are taken greedily within the budget, near-duplicates skipped, in chronological order. The
+budget compresses: one token of summary per :data:`COMPRESSION` tokens of turns (at least
+:data:`MIN_SUMMARY_TOKENS`, at most ``max_tokens``) on top of the previous summary's length,
+so a summary stays at :data:`COMPRESSION`:1 however often it is updated. Sentences are
+reported in the third person (:mod:`.person`: "Advisor said a conservative mix makes sense."),
+relative dates in statements resolved (:mod:`agent_memory.text.dates`; a question's "today"
+is no date anyone stated).
 """
 
 from __future__ import annotations
@@ -110,17 +102,11 @@ def _select(candidates: list[_Candidate], max_tokens: int) -> list[_Candidate]:
     return chosen
 
 
-def _render(chosen: Sequence[_Candidate]) -> str:
-    """One sentence per line."""
-    return "\n".join(c.display for c in chosen)
-
-
 def key_topics(texts: Sequence[str], names: Sequence[str] = (), limit: int = 5) -> list[str]:
     """Up to ``limit`` topic phrases: repeated content bigrams first, then frequent words.
 
     A bigram is two adjacent content words (no stopword, filler, name, calendar word or
-    punctuation between);
-    it counts when seen at least twice. Words follow by frequency (ties: first seen), skipping
+    punctuation between); it counts when seen at least twice. Words follow by frequency (ties: first seen), skipping
     words already inside a chosen bigram. Phrases are lower-cased.
     """
     excluded = name_forms(set(names)) | _CALENDAR_WORDS
@@ -158,19 +144,15 @@ def _finish(candidates: list[_Candidate], max_tokens: int, names: set[str]) -> S
     chosen = _select(candidates, max_tokens)
     if not chosen:  # every sentence is longer than the budget: cut the most salient one
         best = max(candidates, key=lambda c: (c.score, c.order))
-        text = truncate_tokens(_render([best]), max_tokens) or truncate_tokens(best.body, 1)
+        text = truncate_tokens(best.display, max_tokens) or truncate_tokens(best.body, 1)
         evidence = [best.turn_id] if best.turn_id else []
         return SummaryDraft(text=text, key_topics=key_topics([best.body], sorted(names)),
                             evidence=evidence)
-    evidence: list[str] = []
-    for candidate in chosen:
-        if candidate.turn_id and candidate.turn_id not in evidence:
-            evidence.append(candidate.turn_id)
     return SummaryDraft(
-        text=_render(chosen),
+        text="\n".join(c.display for c in chosen),  # one sentence per line
         key_topics=key_topics([c.body for c in candidates if c.score >= 0]
                               or [c.body for c in candidates], sorted(names)),
-        evidence=evidence,
+        evidence=list(dict.fromkeys(c.turn_id for c in chosen if c.turn_id)),
     )
 
 

@@ -54,12 +54,13 @@ class Pointer:
 
 @dataclass(frozen=True)
 class Synset:
-    """A synset: its ``(pos, offset)`` key, its words (lower case, spaces as ``_``) and its
-    pointers."""
+    """A synset: its ``(pos, offset)`` key, its words (lower case, spaces as ``_``), its
+    pointers and its gloss (definition and examples)."""
 
     key: tuple[str, int]
     words: tuple[str, ...]
     pointers: tuple[Pointer, ...]
+    gloss: str = ""
 
 
 class WordNet:
@@ -127,7 +128,8 @@ class WordNet:
         """The synset at ``offset`` of ``pos``'s data file (satellites live in ``adj``)."""
         data = self._data["a" if pos == "s" else pos]
         end = data.find(b"\n", offset)
-        fields = data[offset:end].split(b" | ", 1)[0].decode("utf-8", "replace").split()
+        head, _, gloss = data[offset:end].decode("utf-8", "replace").partition(" | ")
+        fields = head.split()
         count = int(fields[3], 16)
         words = tuple(fields[4 + 2 * k].lower().split("(")[0] for k in range(count))
         at = 4 + 2 * count
@@ -137,7 +139,8 @@ class WordNet:
             pointers.append(Pointer(symbol, ("a" if target_pos == "s" else target_pos,
                                              int(target)),
                                     int(numbers[:2], base=16), int(numbers[2:4], base=16)))
-        return Synset(("a" if pos == "s" else pos, offset), words, tuple(pointers))
+        return Synset(("a" if pos == "s" else pos, offset), words, tuple(pointers),
+                      gloss.strip())
 
     def _offsets(self, lemma: str, pos: str) -> tuple[int, ...]:
         """Synset offsets of an index entry, most frequent sense first; ``()`` when absent."""
