@@ -1,14 +1,11 @@
 """Fact sentences read as claims: the structural features of offline reconciliation.
 
-A fact sentence (third person, as the extractors write them) becomes a :class:`Claim`: the
-subject (following possessives of relations: "Ana's sister" is another subject), the predicate
-with the subject masked and dates and frequencies set aside as ``when``, the polarity (negated,
-"no longer", "has no", "former", "used to", or a cessation: "quit smoking", "sold his car"
-deny their object), the state change (ending, onset), intention ("plans to", "is moving to"),
-past state, numbers, stemmed terms, head verb and qualifiers. The word classes are in
-:mod:`.lexicon`; how these readings weigh is learned (:mod:`.reconcile`). Shallow
-predicate-argument reading: Jurafsky and Martin, *Speech and Language Processing* (3rd ed.
-draft), ch. 20.
+A fact sentence (third person) becomes a :class:`Claim`: subject ("Ana's sister" is another),
+predicate (subject masked; times set aside as ``when``), polarity ("no longer", "has no",
+"former", "used to", a cessation: "quit smoking"), state change, intention, past state,
+completed event, numbers and what they count, terms, head verb and qualifiers. Word classes:
+:mod:`.lexicon`; their weight is learned (:mod:`.reconcile`). Shallow predicate-argument
+reading: Jurafsky and Martin, *Speech and Language Processing* (3rd ed. draft), ch. 20.
 """
 
 from __future__ import annotations

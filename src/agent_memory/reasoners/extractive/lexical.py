@@ -1,15 +1,13 @@
-"""Lexical relations between two words, from WordNet: synonymy, entailment, antonymy.
+"""Lexical relations between two words, from WordNet: synonymy, entailment, antonymy, glosses.
 
 Sentence embeddings place "owns a motorbike" near "owns a bicycle" and cannot tell that a
-puppy is a dog. :class:`Lexicon` answers :meth:`~Lexicon.same` (a shared most frequent sense,
-or derivation: "writer" / "author", "allergic" / "allergy"), :meth:`~Lexicon.entails`
-(hypernyms, instances, part holonyms: "puppy" -> "dog", "Tokyo" -> "Japan"),
-:meth:`~Lexicon.similar` (one adjective cluster) and :meth:`~Lexicon.opposite` (antonymous
-adjectives or verbs: "employed" / "unemployed", "full-time" / "part-time");
-:func:`word_relations` counts them between the words where two claims differ, as features of
-the learned decision (:mod:`.reconcile`). Only the :data:`SENSES` most frequent senses count.
-Lexical relations in textual entailment: Dagan et al., *Recognizing Textual Entailment*
-(Morgan & Claypool, 2013), ch. 4.
+puppy is a dog. :class:`Lexicon` answers :meth:`~Lexicon.same` ("writer" / "author",
+"allergic" / "allergy"), :meth:`~Lexicon.entails` ("puppy" -> "dog", "Tokyo" -> "Japan"),
+:meth:`~Lexicon.similar`, :meth:`~Lexicon.opposite` ("employed" / "unemployed") and
+:meth:`~Lexicon.gloss` ("teetotal": "abstinence from alcoholic beverages"), over the
+:data:`SENSES` most frequent senses; :func:`word_relations` and :func:`gloss_relations` read
+them between the words where two claims differ, as features of :mod:`.reconcile`. Dagan et
+al., *Recognizing Textual Entailment* (Morgan & Claypool, 2013), ch. 4.
 """
 
 from __future__ import annotations
@@ -133,14 +131,16 @@ class Lexicon:
         keys = {s.key for s in self._synsets(general)}
         return bool(keys) and bool(self._general(specific.lower()) & keys)
 
+    def _heads(self, word: str) -> tuple[tuple[Synset, ...], set[tuple[str, int]]]:
+        """``word``'s verb and adjective senses, and their keys with the heads they are
+        similar to."""
+        synsets = tuple(s for s in self._synsets(word) if s.key[0] != "n")
+        return synsets, {s.key for s in synsets} | _similar(self.wordnet, synsets)
+
     def similar(self, a: str, b: str) -> bool:
         """Whether adjectives ``a`` and ``b`` share a head in WordNet's adjective clusters
         (satellites "similar to" one head: "big" / "huge", both near "large")."""
-        synsets_a = tuple(s for s in self._synsets(a) if s.key[0] != "n")
-        synsets_b = tuple(s for s in self._synsets(b) if s.key[0] != "n")
-        heads_a = {s.key for s in synsets_a} | _similar(self.wordnet, synsets_a)
-        heads_b = {s.key for s in synsets_b} | _similar(self.wordnet, synsets_b)
-        return bool(heads_a & heads_b)
+        return bool(self._heads(a)[1] & self._heads(b)[1])
 
     def opposite(self, a: str, b: str) -> bool:
         """Whether ``a`` and ``b`` are antonymous adjectives or verbs: a word-to-word antonym
@@ -148,13 +148,13 @@ class Lexicon:
         ("full-time" / "part-time"). Noun antonyms ("brother" / "sister", "day" / "night")
         name different things, not opposite states of one, so they do not count: "has a
         sister" and "has two brothers" hold together."""
-        synsets_a = tuple(s for s in self._synsets(a) if s.key[0] != "n")
-        synsets_b = tuple(s for s in self._synsets(b) if s.key[0] != "n")
+        synsets_a = self._heads(a)[0]
         if self._word_pointer(synsets_a, self._forms(a), "!", self._forms(b)):
             return True
-        heads_a = [self.wordnet.synset(*k) for k in _similar(self.wordnet, synsets_a)]
-        heads_b = {s.key for s in synsets_b} | _similar(self.wordnet, synsets_b)
-        return any(p.symbol == "!" and p.target in heads_b for h in heads_a for p in h.pointers)
+        heads_b = self._heads(b)[1]
+        return any(p.symbol == "!" and p.target in heads_b
+                   for k in _similar(self.wordnet, synsets_a)
+                   for p in self.wordnet.synset(*k).pointers)
 
 
 def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]]:

@@ -1,13 +1,9 @@
 """The closed-class word lists of offline reconciliation, in one place.
 
-Reconciliation (:mod:`.claims`, :mod:`.reconcile`) reads facts with a handful of closed
-lexical classes -- stop words, negation cues, aspectual verbs that begin or end a state, verbs
-of intention, liking and disliking, privative modifiers, qualifiers, number words -- and a
-crude stemmer. Open-class knowledge (which attribute, which value, which words mean the same)
-comes from embeddings and WordNet (:mod:`.attributes`, :mod:`.lexical`), and how the evidence
-weighs is learned (:mod:`.reconcile`). Classes follow Quirk et al., *A Comprehensive Grammar of
-the English Language* (1985): determiners and pronouns (ch. 5-6), modals and semi-auxiliaries
-(ch. 3), aspectual verbs (ch. 16.39).
+Stop words, negation cues, aspectual verbs that begin or end a state, intention, liking,
+privative modifiers, qualifiers, number words and a crude stemmer, for :mod:`.claims`;
+open-class knowledge comes from embeddings and WordNet. Classes follow Quirk et al., *A
+Comprehensive Grammar of the English Language* (1985): ch. 3, 5-6, 16.39.
 """
 
 from __future__ import annotations

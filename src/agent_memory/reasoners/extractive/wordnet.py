@@ -154,14 +154,9 @@ class WordNet:
 
 
 def _read_exceptions(path: Path) -> dict[str, tuple[str, ...]]:
-    if not path.exists():
-        return {}
-    out: dict[str, tuple[str, ...]] = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        words = line.split()
-        if len(words) >= 2:
-            out[words[0]] = tuple(words[1:])
-    return out
+    """``{inflected form: base forms}`` of a ``*.exc`` file (``{}`` when absent)."""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.exists() else []
+    return {w[0]: tuple(w[1:]) for line in lines if len(w := line.split()) >= 2}
 
 
 def _first_entry(index: mmap.mmap) -> int:
