@@ -42,9 +42,6 @@ from .summarize import summarize_turns
 
 __all__ = ["ExtractiveReasoner"]
 
-_default_embedder = shared_embedder
-
-
 class ExtractiveReasoner(Reasoner):
     """Summaries by salient-sentence extraction, facts from parsed clauses, reconciliation by
     a learned pair decision: in-process with local models, on a worker thread
@@ -69,22 +66,28 @@ class ExtractiveReasoner(Reasoner):
         """
         self.lexicon = open_lexicon(wordnet)
         self._embedder = embedder
-        self._attributes: AttributeIndex | None = None
-        self._attributes_tried = False
-        self._fields: dict[tuple[SchemaField, ...], FieldIndex] = {}
+        self._indexes: dict[object, Any] = {}
         self._lock = threading.Lock()
 
-    def _attribute_index(self) -> AttributeIndex | None:
-        """The prototype index, built once (on a worker thread: it embeds)."""
+    def _index(self, key: object, build: Any) -> Any:
+        """``build(embed)`` once per ``key`` (it embeds: call on a worker thread).
+
+        Raises:
+            ModelUnavailableError: the local embedder cannot load.
+        """
         with self._lock:
-            if not self._attributes_tried:
-                self._attributes_tried = True
-                try:
-                    embedder = self._embedder or _default_embedder()
-                    self._attributes = AttributeIndex(embedder.embed_sync)
-                except ModelUnavailableError:
-                    self._attributes = None
-            return self._attributes
+            if key not in self._indexes:
+                self._indexes[key] = build((self._embedder or shared_embedder()).embed_sync)
+            return self._indexes[key]
+
+    def _attribute_index(self) -> AttributeIndex | None:
+        """The attribute prototypes, or ``None`` when the embedder cannot load."""
+        try:
+            return self._index("attributes", AttributeIndex)
+        except ModelUnavailableError:
+            with self._lock:
+                self._indexes["attributes"] = None  # decide by terms alone from now on
+            return None
 
     async def summarize_thread(
         self, previous: str | None, turns: Sequence[Turn], max_tokens: int
@@ -100,17 +103,9 @@ class ExtractiveReasoner(Reasoner):
         return await run_in_worker(extract_facts, list(turns))
 
     def _field_index(self, fields: Sequence[SchemaField]) -> FieldIndex:
-        """The schema's prototype index, built once per schema (it embeds: worker thread).
-
-        Raises:
-            ModelUnavailableError: the local embedder cannot load.
-        """
-        with self._lock:
-            key = tuple(fields)
-            if key not in self._fields:
-                embedder = self._embedder or _default_embedder()
-                self._fields[key] = FieldIndex(embedder.embed_sync, key)
-            return self._fields[key]
+        """The schema's field prototypes (raises ``ModelUnavailableError`` like
+        :meth:`_index`)."""
+        return self._index(tuple(fields), lambda embed: FieldIndex(embed, tuple(fields)))
 
     async def summarize_user(
         self, previous: str | None, items: Sequence[str], max_tokens: int
