@@ -4,11 +4,11 @@ Reads the labelled pairs we wrote (``data/README.md``; never the LoCoMo-derived 
 check set ``reconcile_pairs_v3.jsonl``), splits them by person (every pair of one person in one
 split), computes :data:`~agent_memory.reasoners.extractive.reconcile.FEATURES` with the local
 embedder and WordNet, and fits on ``train`` (plus the reversed copies of its duplicates and
-unrelated pairs) multinomial logistic regressions (lbfgs) and gradient-boosted trees (scikit-learn's
-``GradientBoostingClassifier``, fixed seed): both deterministic. For each candidate the two
+unrelated pairs) gradient-boosted trees of a few shapes (scikit-learn's
+``GradientBoostingClassifier``, fixed seed: deterministic). For each candidate the two
 class thresholds are chosen on ``tune``: the pair of thresholds with the highest summed
-recall whose duplicate and contradiction precision reach :data:`TARGET` and that merges
-no pair labelled otherwise; the candidate recalling most on ``tune`` is kept. Writes
+recall whose duplicate and contradiction precision reach :data:`TARGET`;
+the candidate recalling most on ``tune`` is kept. Writes
 ``reasoners/extractive/reconcile_model.json`` (numpy reads it at run time; scikit-learn is
 needed only here) and prints the held-out figures.
 
@@ -27,7 +27,6 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.ensemble import GradientBoostingClassifier
-from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 
 from agent_memory.embedders.local import LocalEmbedder
@@ -46,14 +45,15 @@ from agent_memory.reasoners.extractive.reconcile import (
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
-TARGET = {"duplicate": 1.0, "contradiction": 0.9}
+TARGET = {"duplicate": 0.97, "contradiction": 0.9}
 """Least precision per class on ``tune``: a merge keeps one text, so duplicates are held to
-more than the 0.9 bar."""
+more than the 0.9 bar (0.97: the 1.0 of earlier rounds let a single tuning pair, a belief
+verb against its opposite, push the threshold to where few duplicates merge)."""
 GRID = [round(t, 3) for t in np.arange(0.30, 0.995, 0.01)]
-SHAPES = ((2, 100), (3, 100))
-CS = (0.1, 1.0, 10.0)
-"""Candidate inverse regularisation strengths of the logistic regression."""
-"""Candidate (tree depth, stages)."""
+SHAPES = ((2, 100), (3, 100), (2, 200))
+"""Candidate (tree depth, stages). Deeper or longer fits (depth 4 x 100, depth 2 x 400)
+recalled a little more on tune but retired the demo's "has saved $28,000 so far" by "needs
+$60,000 for the deposit" again (a later state of another quantity): left out."""
 
 
 def boosted(depth: int, stages: int) -> GradientBoostingClassifier:
@@ -62,10 +62,12 @@ def boosted(depth: int, stages: int) -> GradientBoostingClassifier:
                                       subsample=0.8, random_state=0)
 
 
-EXTRA = (DATA / "reconcile_pairs_rules.jsonl", DATA / "reconcile_pairs_attributes.jsonl")
+EXTRA = (DATA / "reconcile_pairs_rules.jsonl", DATA / "reconcile_pairs_attributes.jsonl",
+         DATA / "reconcile_pairs_events.jsonl")
 """Written for training only (their people are all in ``train`` or ``tune``): the single-pair
 cases of the reconciler's former rules, and single-valued attributes changed, restated or
-beside another attribute."""
+beside another attribute, and completed events against later states of another quantity
+and paraphrases that need world knowledge ("teetotal" / "never drinks alcohol")."""
 
 
 def written_pairs() -> list[dict]:
@@ -114,16 +116,10 @@ def figures(y: list[str], guess: list[str]) -> dict:
     return out
 
 
-def params(model, thresholds: dict[str, float], mean: np.ndarray | None = None,
-           scale: np.ndarray | None = None) -> dict:
-    """The JSON object :class:`PairModel` reads, classes in :data:`LABELS` order, for a fitted
-    ``LogisticRegression`` (over features standardised by ``mean`` / ``scale``) or
-    ``GradientBoostingClassifier``."""
+def params(model: GradientBoostingClassifier, thresholds: dict[str, float]) -> dict:
+    """The JSON object :class:`PairModel` reads, classes in :data:`LABELS` order."""
     order = [list(model.classes_).index(label) for label in LABELS]
     head = {"features": list(FEATURES), "labels": list(LABELS), "thresholds": thresholds}
-    if isinstance(model, LogisticRegression):
-        return {"kind": "logistic", **head, "mean": mean.tolist(), "scale": scale.tolist(),
-                "coef": model.coef_[order].tolist(), "intercept": model.intercept_[order].tolist()}
     init = model._raw_predict_init(np.zeros((1, len(FEATURES))))[0]
 
     def tree(estimator) -> dict:
@@ -146,8 +142,7 @@ def choose_thresholds(probs: np.ndarray, y: list[str], x: np.ndarray) -> dict[st
             model.thresholds = {"duplicate": td, "contradiction": tc}
             f = figures(y, [model.decide(p, row) for p, row in zip(probs, x, strict=True)])
             ok = (f["duplicate"][0] >= TARGET["duplicate"]
-                  and f["contradiction"][0] >= TARGET["contradiction"]
-                  and f["merged"] == 0)
+                  and f["contradiction"][0] >= TARGET["contradiction"])
             score = f["duplicate"][1] + f["contradiction"][1] - 1e-3 * (td + tc)
             if ok and score > best:
                 best, chosen = score, {"duplicate": float(td), "contradiction": float(tc)}
@@ -190,32 +185,25 @@ def main() -> None:
             np.savez(args.cache, x=x, x_rev=x_rev)
     x_fit = np.vstack([x[train], x_rev])
     y_fit = np.concatenate([y[train], y[swapped]])
-    mean = x_fit.mean(axis=0)
-    scale = np.where(x_fit.std(axis=0) > 1e-9, x_fit.std(axis=0), 1.0)
-    candidates = {}  # name -> (fitted, params with thresholds, tune recall sum)
-    for name, make in [*((f"logistic C={c}", lambda c=c: LogisticRegression(C=c, max_iter=10000))
-                         for c in CS),
-                       *((f"trees depth={d} stages={n}", lambda d=d, n=n: boosted(d, n))
-                         for d, n in SHAPES)]:
-        estimator = make()
-        logistic = isinstance(estimator, LogisticRegression)
-        fit = estimator.fit((x_fit - mean) / scale if logistic else x_fit, y_fit)
-        draft = PairModel(params(fit, {"duplicate": 1.0, "contradiction": 1.0}, mean, scale))
+    candidates = {}  # name -> (params with thresholds, tune recall sum)
+    for depth, stages in SHAPES:
+        name = f"trees depth={depth} stages={stages}"
+        fit = boosted(depth, stages).fit(x_fit, y_fit)
+        draft = PairModel(params(fit, {"duplicate": 1.0, "contradiction": 1.0}))
         order = [list(fit.classes_).index(label) for label in LABELS]
         ours = draft.probabilities(x)
-        theirs = fit.predict_proba((x - mean) / scale if logistic else x)[:, order]
-        assert np.allclose(ours, theirs, atol=1e-4), "numpy must read the model as sklearn"
+        assert np.allclose(ours, fit.predict_proba(x)[:, order], atol=1e-4), \
+            "numpy must read the model as sklearn"
         ours[~same] = (0.0, 0.0, 1.0)
         thresholds = choose_thresholds(ours[part["tune"]], list(y[part["tune"]]), x[part["tune"]])
-        chosen = PairModel(params(fit, thresholds, mean, scale))
+        chosen = PairModel(params(fit, thresholds))
         f = figures(list(y[part["tune"]]), [chosen.decide(p, row) for p, row in
                                             zip(ours[part["tune"]], x[part["tune"]], strict=True)])
         recall = f["duplicate"][1] + f["contradiction"][1]
-        raw = fit.predict_proba((x[tune] - mean) / scale if logistic else x[tune])
-        loss = log_loss(y[tune], raw, labels=list(fit.classes_))
+        loss = log_loss(y[tune], fit.predict_proba(x[tune]), labels=list(fit.classes_))
         print(f"{name:<28} tune log loss {loss:.3f}  thresholds {thresholds}  "
               f"tune recall D {f['duplicate'][1]:.3f} C {f['contradiction'][1]:.3f}")
-        candidates[name] = (params(fit, thresholds, mean, scale), recall)
+        candidates[name] = (params(fit, thresholds), recall)
     best = max(candidates, key=lambda k: candidates[k][1])
     chosen_params = candidates[best][0]
     model = PairModel(chosen_params)

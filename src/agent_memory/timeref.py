@@ -8,7 +8,7 @@ extraction (:mod:`agent_memory.pipeline.facts`) dates a fact from :func:`stated_
 text when the reasoner gave no date.
 
 Dates are found by the offline reasoner's date resolver
-(:func:`agent_memory.reasoners.extractive.dates.resolve_dates`: explicit dates, years,
+(:func:`agent_memory.text.dates.resolve_dates`: explicit dates, years,
 "last year", "two months ago", ...), anchored at the time the text was said, plus month
 names followed by a year ("in June 2024") and years after "since" / "from" / "during", which
 that resolver leaves alone. A mention names a period (a day, week, weekend, month or year).
@@ -23,7 +23,7 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 
 from .models import as_utc
-from .reasoners.extractive.dates import resolve_dates
+from .text.dates import resolve_dates
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")

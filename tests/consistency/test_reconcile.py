@@ -51,12 +51,12 @@ async def test_duplicates_merge_into_one_fact_with_union_evidence(memory) -> Non
 
 
 async def test_a_merge_keeps_the_text_that_holds_every_detail(memory) -> None:
-    await put(memory, fact("Ana works as a nurse at the city hospital.", 1, confidence=0.7),
-              fact("Ana is a nurse at the city hospital.", 2, confidence=0.9))
+    await put(memory, fact("Ana comes from Porto.", 1, confidence=0.7),
+              fact("Ana is from Porto.", 2, confidence=0.9))
     result = await memory.reconcile_memories("ana")
     assert result.merged == 2
-    # the text whose words hold the other's, not the more confident one
-    assert await active_texts(memory) == {"Ana works as a nurse at the city hospital."}
+    # the text whose words hold the other's ("comes", "porto"), not the more confident one
+    assert await active_texts(memory) == {"Ana comes from Porto."}
 
 
 async def test_contradiction_newer_wins_and_loser_records_why(memory) -> None:

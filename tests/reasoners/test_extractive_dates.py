@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
-from agent_memory.reasoners.extractive.dates import (
+from agent_memory.text.dates import (
     add_months,
     format_day,
     format_weekday,
@@ -177,3 +177,43 @@ def test_several_mentions_are_all_rewritten_first_date_reported() -> None:
     )
     assert resolved.date == date(2023, 4, 1)
     assert [m.phrase for m in resolved.mentions] == ["last month", "next week"]
+
+
+MON_2_JUNE_2025 = date(2025, 6, 2)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_text", "expected_date"),
+    [
+        ("We moved to Portland in May.", "We moved to Portland in May 2025.", date(2025, 5, 1)),
+        ("I met him last March", "I met him in March 2025", date(2025, 3, 1)),
+        ("We fly to Lisbon in March", "We fly to Lisbon in March 2026", date(2026, 3, 1)),
+        ("We flew to Lisbon in March", "We flew to Lisbon in March 2025", date(2025, 3, 1)),
+        ("Our daughter was born in August", "Our daughter was born in August 2024",
+         date(2024, 8, 1)),
+        ("The lease ends in August", "The lease ends in August 2025", date(2025, 8, 1)),
+        ("I have run since early April", "I have run since early April 2025",
+         date(2025, 4, 1)),
+        ("I start next June", "I start in June 2026", date(2026, 6, 1)),
+        ("It was busy last June", "It was busy in June 2024", date(2024, 6, 1)),
+        ("Exams are this July", "Exams are in July 2025", date(2025, 7, 1)),
+        ("It opens in June", "It opens in June 2025", date(2025, 6, 1)),
+    ],
+)
+def test_month_names_get_their_year(text: str, expected_text: str, expected_date: date) -> None:
+    """A month named without a year is the latest one (past tense, "since", "last") or the
+    next one (otherwise, "next") relative to the month the text was said in."""
+    resolved = resolve_dates(text, MON_2_JUNE_2025)
+    assert resolved.text == expected_text
+    assert resolved.date == expected_date
+    assert resolved.mentions[0].precision == "month"
+
+
+@pytest.mark.parametrize("text", [
+    "I may go in May 2024",  # a stated year is kept as written
+    "We met on March 5",  # a day: an explicit date, not rewritten
+    "May I ask something?",  # no preposition before the month
+    "I may move later",
+])
+def test_month_names_with_a_year_or_a_day_or_no_preposition_are_kept(text: str) -> None:
+    assert resolve_dates(text, MON_2_JUNE_2025).text == text

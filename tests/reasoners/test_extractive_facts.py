@@ -14,7 +14,6 @@ from agent_memory.reasoners.extractive import ExtractiveReasoner
 from agent_memory.reasoners.extractive.facts import (
     categorize,
     extract_facts,
-    facts_from_turn,
     score_importance,
     to_third_person,
 )
@@ -156,7 +155,7 @@ def test_questions_greetings_reactions_and_vague_sentences_give_no_fact(text: st
 def test_tool_and_system_turns_give_no_facts() -> None:
     tool = turn("I found 3 flights to Rome.", speaker=None, role="tool")
     system = turn("I am a helpful assistant.", speaker=None, role="system")
-    assert facts_from_turn(tool) == [] and facts_from_turn(system) == []
+    assert extract_facts([tool]).facts == [] and extract_facts([system]).facts == []
 
 
 def test_one_fact_per_disclosing_sentence_and_exact_duplicates_once() -> None:
@@ -284,7 +283,7 @@ def test_assistant_lines_and_questions_give_no_facts() -> None:
         turn("What would I need to save each month today?", speaker="Priya", turn_id="t3"),
         turn("Quick update: I moved to Portland in May.", speaker="Priya", turn_id="t4"),
     )
-    assert facts == ["Priya moved to Portland in May."]
+    assert facts == ["Priya moved to Portland in May 2023."]
 
 
 @pytest.mark.dataset

@@ -7,7 +7,7 @@
   is refused and repaired (:func:`~.structured.complete_structured`).
 - **Dates**: relative dates the model left in a fact ("yesterday", "last week", "next
   month") are resolved against the time of the fact's first cited turn, as the offline
-  reasoner does (:func:`~.extractive.dates.resolve_dates`); a day the fact names becomes its
+  reasoner does (:func:`agent_memory.text.dates.resolve_dates`); a day the fact names becomes its
   ``occurred_at`` when the model gave none.
 - **Person**: a fact the model left in the first person ("We now think we need $60,000 for
   the deposit") is rewritten in the third person for the speaker of its first cited turn, as
@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..models import Turn
+from ..text.dates import resolve_dates
 from ..text.injection import injection_reason
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
-from .extractive.dates import resolve_dates
 from .extractive.facts import speaker_name, speakers_of
 from .extractive.person import Speaker, to_third_person
 from .structured import OutputRejected, schema_text

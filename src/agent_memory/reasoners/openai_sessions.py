@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from ..errors import InvalidInputError, ReasonerError
 from ..models import Turn
-from .extractive.dates import resolve_dates
+from ..text.dates import resolve_dates
 from .sessions_models import (
     CFR_TOOLS,
     FactRetrieval,

@@ -4,7 +4,7 @@ Modules: :mod:`.sentences` (splitting, salience), :mod:`.summarize` (thread summ
 compress), :mod:`.profile` (facts placed in profile fields by prototype), :mod:`.facts`
 (fact extraction), :mod:`.parse` (clauses from a dependency parse), :mod:`.select` (the
 learned decision of which clauses are worth a fact), :mod:`.person` (third-person
-rewriting), :mod:`.dates` (relative dates made absolute).
+rewriting); relative dates are made absolute by :mod:`agent_memory.text.dates`.
 """
 
 from __future__ import annotations
@@ -42,17 +42,11 @@ from .summarize import summarize_turns
 
 __all__ = ["ExtractiveReasoner"]
 
-_default_embedder = shared_embedder
-
-
 class ExtractiveReasoner(Reasoner):
-    """Summaries by salient-sentence extraction and facts from self-disclosures.
-
-    Everything runs in-process on the text alone (no embeddings), in well under a millisecond
-    per turn, on a worker thread (:func:`agent_memory._threads.run_in_worker`): pure-Python work on a batch still
-    adds up (summarizing or extracting facts from 100 LoCoMo turns took 40-45 ms each on the
-    project's 2-core machine), and the event loop keeps serving other tasks meanwhile.
-    Conversation text is only ever scored and copied, never interpreted as instructions.
+    """Summaries by salient-sentence extraction, facts from parsed clauses, reconciliation by
+    a learned pair decision: in-process with local models, on a worker thread
+    (:func:`agent_memory._threads.run_in_worker`) so the event loop keeps serving. Conversation
+    text is only ever scored and copied, never interpreted as instructions.
     """
 
     name = "extractive"
@@ -72,22 +66,28 @@ class ExtractiveReasoner(Reasoner):
         """
         self.lexicon = open_lexicon(wordnet)
         self._embedder = embedder
-        self._attributes: AttributeIndex | None = None
-        self._attributes_tried = False
-        self._fields: dict[tuple[SchemaField, ...], FieldIndex] = {}
+        self._indexes: dict[object, Any] = {}
         self._lock = threading.Lock()
 
-    def _attribute_index(self) -> AttributeIndex | None:
-        """The prototype index, built once (on a worker thread: it embeds)."""
+    def _index(self, key: object, build: Any) -> Any:
+        """``build(embed)`` once per ``key`` (it embeds: call on a worker thread).
+
+        Raises:
+            ModelUnavailableError: the local embedder cannot load.
+        """
         with self._lock:
-            if not self._attributes_tried:
-                self._attributes_tried = True
-                try:
-                    embedder = self._embedder or _default_embedder()
-                    self._attributes = AttributeIndex(embedder.embed_sync)
-                except ModelUnavailableError:
-                    self._attributes = None
-            return self._attributes
+            if key not in self._indexes:
+                self._indexes[key] = build((self._embedder or shared_embedder()).embed_sync)
+            return self._indexes[key]
+
+    def _attribute_index(self) -> AttributeIndex | None:
+        """The attribute prototypes, or ``None`` when the embedder cannot load."""
+        try:
+            return self._index("attributes", AttributeIndex)
+        except ModelUnavailableError:
+            with self._lock:
+                self._indexes["attributes"] = None  # decide by terms alone from now on
+            return None
 
     async def summarize_thread(
         self, previous: str | None, turns: Sequence[Turn], max_tokens: int
@@ -103,17 +103,9 @@ class ExtractiveReasoner(Reasoner):
         return await run_in_worker(extract_facts, list(turns))
 
     def _field_index(self, fields: Sequence[SchemaField]) -> FieldIndex:
-        """The schema's prototype index, built once per schema (it embeds: worker thread).
-
-        Raises:
-            ModelUnavailableError: the local embedder cannot load.
-        """
-        with self._lock:
-            key = tuple(fields)
-            if key not in self._fields:
-                embedder = self._embedder or _default_embedder()
-                self._fields[key] = FieldIndex(embedder.embed_sync, key)
-            return self._fields[key]
+        """The schema's field prototypes (raises ``ModelUnavailableError`` like
+        :meth:`_index`)."""
+        return self._index(tuple(fields), lambda embed: FieldIndex(embed, tuple(fields)))
 
     async def summarize_user(
         self, previous: str | None, items: Sequence[str], max_tokens: int

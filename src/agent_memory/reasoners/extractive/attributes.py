@@ -65,7 +65,9 @@ class AttributeIndex:
 
     def __init__(self, embed: Embed) -> None:
         self.embed = embed
-        self._names = [name for name, phrases in PROTOTYPES.items() for _ in phrases]
+        self._names = list(PROTOTYPES)
+        self._owner = np.array([k for k, phrases in enumerate(PROTOTYPES.values())
+                                for _ in phrases])
         self._matrix = embed([p for phrases in PROTOTYPES.values() for p in phrases])
 
     def assign(self, vectors: np.ndarray) -> list[str | None]:
@@ -77,17 +79,13 @@ class AttributeIndex:
         if not len(vectors):
             return []
         sims = vectors @ self._matrix.T
-        out: list[str | None] = []
-        for row in sims:
-            best: dict[str, float] = {}
-            for name, score in zip(self._names, row, strict=True):
-                best[name] = max(best.get(name, -1.0), float(score))
-            ranked = sorted(best.items(), key=lambda kv: -kv[1])
-            top, score = ranked[0]
-            runner = ranked[1][1] if len(ranked) > 1 else -1.0
-            ok = score >= ATTRIBUTE_THRESHOLD and score - runner >= ATTRIBUTE_MARGIN
-            out.append(top if ok else None)
-        return out
+        best = np.stack([sims[:, self._owner == k].max(axis=1)
+                         for k in range(len(self._names))], axis=1)
+        order = np.argsort(-best, axis=1, kind="stable")
+        top, runner = np.take_along_axis(best, order[:, :2], axis=1).T
+        ok = (top >= ATTRIBUTE_THRESHOLD) & (top - runner >= ATTRIBUTE_MARGIN)
+        return [self._names[k] if good else None for k, good in zip(order[:, 0], ok,
+                                                                      strict=True)]
 
 
 def attributes_of(index: AttributeIndex | None, predicates: Sequence[str],

@@ -1,22 +1,24 @@
 """Fact sentences read as claims: the structural features of offline reconciliation.
 
-A fact sentence (third person, as the extractors write them) becomes a :class:`Claim`: the
-subject (following possessives of relations: "Ana's sister" is another subject), the predicate
-with the subject masked and dates and frequencies set aside as ``when``, the polarity (negated,
-"no longer", "has no", "former", "used to", or a cessation: "quit smoking", "sold his car"
-deny their object), the state change (ending, onset), intention ("plans to", "is moving to"),
-past state, numbers, stemmed terms, head verb and qualifiers. The word classes are in
-:mod:`.lexicon`; how these readings weigh is learned (:mod:`.reconcile`). Shallow
-predicate-argument reading: Jurafsky and Martin, *Speech and Language Processing* (3rd ed.
-draft), ch. 20.
+A fact sentence (third person) becomes a :class:`Claim`: subject ("Ana's sister" is another),
+predicate (subject masked; times set aside as ``when``), polarity ("no longer", "has no",
+"former", "used to", a cessation: "quit smoking"), state change, intention, past state,
+completed event, numbers and what they count, terms, head verb and qualifiers. Word classes:
+:mod:`.lexicon`; their weight is learned (:mod:`.reconcile`). Shallow predicate-argument
+reading: Jurafsky and Martin, *Speech and Language Processing* (3rd ed. draft), ch. 20.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 
+from ...text.dates import resolve_dates
 from . import lexicon as lx
+
+_ANCHOR = date(2000, 1, 1)
+"""The reference day both facts' times are read against when compared."""
 
 _SUBJECT = re.compile(r"^(?:(?i:the user)\b|[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
 _PARTICLE = re.compile(r"^(?:up|off|out|down|away|from)(?:\s+(?:with|of|on))?\s+")
@@ -46,6 +48,10 @@ class Claim:
         head: the stem of the predicate's first content word ("liv" for "lives in Lisbon").
         words: the content words of the predicate as written (lower case), for WordNet.
         qualifiers: the qualifier words in the predicate (:data:`.lexicon.QUALIFIERS`).
+        done: a completed event (a verb in the simple past or present perfect: "paid off",
+            "has saved"), not a state.
+        context: stems of the content words within :data:`WINDOW` words of a number: what
+            the number counts ("saved" / "far" for "has saved $28,000 so far").
     """
 
     subject: str
@@ -60,6 +66,36 @@ class Claim:
     head: str = ""
     words: tuple[str, ...] = ()
     qualifiers: frozenset[str] = frozenset()
+    done: bool = False
+    context: frozenset[str] = frozenset()
+
+
+WINDOW = 3
+"""Words on each side of a number that say what it counts."""
+
+
+def is_done(words: list[str]) -> bool:
+    """Whether a predicate's words open with a verb in the simple past or present perfect."""
+    if len(words) > 1 and words[0] in ("has", "have", "had"):
+        words = words[1:]
+    return bool(words) and (words[0] in lx.PAST_FORMS or (
+        words[0].endswith("ed") and len(words[0]) > 4 and words[0] not in lx.NOT_PAST))
+
+
+def number_context(predicate: str) -> frozenset[str]:
+    """Stemmed content words within :data:`WINDOW` words of a number in ``predicate``."""
+    words = lx.WORD.findall(lx.NUMBER.sub(" 0num ", predicate.lower()))
+    return frozenset(
+        lx.stem(w) for k, w in enumerate(words)
+        if w != "0num" and w not in lx.STOP and w not in lx.LIGHT and w not in lx.UNITS
+        and "0num" in words[max(0, k - WINDOW): k + WINDOW + 1])
+
+
+def _when(phrase: str) -> str:
+    """A time phrase compared by the days it names ("on 4 May" = "on May 4"), else as written
+    (lower case)."""
+    days = [m.date.isoformat() for m in resolve_dates(phrase, _ANCHOR).mentions if m.date]
+    return " ".join(days) if days else " ".join(phrase.lower().split())
 
 
 def clean(text: str) -> str:
@@ -122,8 +158,8 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     if not text or text.endswith("?"):
         return None
     text = lx.LEADING_DATE.sub("", text)
-    whens = [" ".join(m.group(0).lower().split())
-             for pattern in (lx.DATE_TAIL, lx.HABITUAL) for m in pattern.finditer(text)]
+    whens = [_when(m.group(0)) for pattern in (lx.DATE_TAIL, lx.HABITUAL)
+             for m in pattern.finditer(text)]
     text = lx.HABITUAL.sub("", lx.DATE_TAIL.sub("", text)).strip(" ,")
     positive = not lx.ANYMORE.search(text)
     ended = not positive
@@ -139,6 +175,8 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
             positive = False
             ended = ended or found.group(0).lower().startswith("no longer")
             rest = (rest[:found.start()] + rest[found.end():]).strip()
+    done = is_done(rest.lower().split())
+    context = number_context(rest)
     if found := lx.HAS_NO.match(rest):
         positive, rest = False, f"{found.group(1)} {rest[found.end():]}"
     if (found := lx.FORMER.match(rest)) and positive:
@@ -178,4 +216,4 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     return Claim(subject, rest, positive, change, lx.numbers_in(rest), terms_of(rest),
                  " ".join(whens), irrealis, bool(_PAST_STATE.match(rest)) and not change,
                  lx.stem(plain[0]) if plain else "", tuple(plain),
-                 frozenset(lowered & lx.QUALIFIERS | (lowered & lx.PRIVATIVE)))
+                 frozenset(lowered & lx.QUALIFIERS | (lowered & lx.PRIVATIVE)), done, context)

@@ -1,7 +1,7 @@
 """Fact extraction: the clauses of user turns worth a fact, rewritten to stand alone.
 
 Each sentence of a user turn is cleaned (leading interjections, labels and vocatives), its
-relative dates resolved (:mod:`.dates`), and parsed into clauses (:mod:`.parse`): one claim
+relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses (:mod:`.parse`): one claim
 each, with whose claim it is. A learned decision (:mod:`.select`) keeps the clauses worth a
 fact (probability >= :data:`FACT_THRESHOLD`, at most :data:`FACTS_PER_TURN` per turn), and each
 is rewritten in the third person (:mod:`.person`): "I live in Boston and work as a pharmacist"
@@ -28,8 +28,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...models import Role, Turn, normalize_text
+from ...text.dates import resolve_dates
 from ..base import FactDraft, FactExtraction
-from .dates import resolve_dates
 from .parse import Clause, clauses, parse
 from .person import SELF_WORDS as _SELF_WORDS
 from .person import YOU_WORDS as _YOU_WORDS
@@ -57,13 +57,6 @@ _SUBJECTLESS = re.compile(
     r"trying to|looking forward to|heading|off to|still \w+ing)"
     r"|(?P<just>just \w+ed|just got|just went|just finished)"
     r"|(?P<been>been))\b",
-    re.IGNORECASE,
-)
-_REACTION = re.compile(
-    r"^(?:i|we)\s+(?:(?:really|totally|just|so|completely)\s+)?(?:hope you|wish you|bet|"
-    r"agree|know what you|know how you|understand|hear you|can't wait to (?:see|hear)|"
-    r"appreciate (?:it|that|you|your)|(?:am|'m) (?:so |really |very )?"
-    r"(?:glad|happy|sorry|proud|excited|thrilled|thankful|grateful) (?:for|of|to hear|you|that you))",
     re.IGNORECASE,
 )
 _HEDGE = re.compile(
@@ -123,19 +116,6 @@ CATEGORY_KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 """The transparent keyword map of :func:`categorize`: whole words, ``prefix*`` stems and
 two-word phrases, per category."""
-_EXACT: dict[str, str] = {}
-_PREFIXES: list[tuple[str, str]] = []
-_PHRASES: dict[str, str] = {}
-for _category, _keywords in CATEGORY_KEYWORDS.items():
-    for _keyword in _keywords:
-        if " " in _keyword:
-            _PHRASES[_keyword] = _category
-        elif _keyword.endswith("*"):
-            _PREFIXES.append((_keyword[:-1], _category))
-        else:
-            _EXACT.setdefault(_keyword, _category)
-_PREFIX_TUPLE = tuple(p for p, _ in _PREFIXES)
-_PHRASE_PATTERN = re.compile(r"\b(?:" + "|".join(map(re.escape, _PHRASES)) + r")\b")
 CATEGORY_PRIORITY = (
     "identity", "health", "family", "work", "finance", "education", "plan", "event",
     "location", "hobby", "preference",
@@ -152,23 +132,24 @@ def speaker_name(turn: Turn) -> str:
     return "The user" if turn.role == Role.USER else "The assistant"
 
 
-def categorize(text: str) -> str:
-    """Category of a fact from :data:`CATEGORY_KEYWORDS` (most hits; ties broken by
-    :data:`CATEGORY_PRIORITY`), ``"other"`` when no keyword matches."""
-    hits: dict[str, int] = {}
-    for word in words(text):
-        category = _EXACT.get(word)
-        if category is None and word.startswith(_PREFIX_TUPLE):
-            category = next(c for p, c in _PREFIXES if word.startswith(p))
-        if category is not None:
-            hits[category] = hits.get(category, 0) + 1
-    for match in _PHRASE_PATTERN.finditer(text.lower()):
-        category = _PHRASES[match.group(0)]
-        hits[category] = hits.get(category, 0) + 1
-    if not hits:
-        return "other"
-    return max(CATEGORY_PRIORITY, key=lambda c: (hits.get(c, 0), -CATEGORY_PRIORITY.index(c)))
+def keyword_hits(tokens: Sequence[str], keywords: Sequence[str]) -> int:
+    """How often ``keywords`` occur in ``tokens`` (lower-case words): whole words,
+    ``prefix*`` stems and phrases of several words (``"by 20*"``: any word after "by"
+    that starts with 20)."""
+    lowered = " " + " ".join(tokens) + " "
+    return sum(lowered.count(" " + " ".join(words(k.rstrip("*"))) + ("" if k[-1] == "*" else " "))
+               if " " in k or "(" in k
+               else sum(t.startswith(k[:-1]) for t in tokens) if k.endswith("*")
+               else tokens.count(k) for k in keywords)
 
+
+def categorize(text: str) -> str:
+    """Category of a fact from :data:`CATEGORY_KEYWORDS` (most hits, :func:`keyword_hits`;
+    ties broken by :data:`CATEGORY_PRIORITY`), ``"other"`` when no keyword matches."""
+    tokens = words(text)
+    hits = {c: keyword_hits(tokens, CATEGORY_KEYWORDS[c]) for c in CATEGORY_PRIORITY}
+    best = max(CATEGORY_PRIORITY, key=lambda c: (hits[c], -CATEGORY_PRIORITY.index(c)))
+    return best if hits[best] else "other"
 
 
 def clean_sentence(sentence: str, names: frozenset[str]) -> str:
@@ -191,7 +172,7 @@ def clean_sentence(sentence: str, names: frozenset[str]) -> str:
 
 def is_disclosure(text: str) -> bool:
     """True when ``text`` is a self-disclosing statement worth a fact (see module docstring)."""
-    if text.endswith("?") or _REACTION.search(text):
+    if text.endswith("?"):
         return False
     tokens = words(text)
     if len(tokens) < 4:
@@ -252,21 +233,6 @@ def finish_sentence(text: str) -> str:
     (``""`` stays ``""``)."""
     text = text.rstrip().rstrip("!.\u2026 ").rstrip()
     return f"{text}." if text else text
-
-
-def facts_from_turn(
-    turn: Turn, names: frozenset[str] = frozenset(), speaker: Speaker | None = None
-) -> list[FactDraft]:
-    """The facts disclosed in one turn (possibly none): :func:`extract_facts` of ``[turn]``.
-
-    Args:
-        turn: a turn; only ``user`` turns give facts (see the module docstring).
-        names: lower-cased names of the people in the conversation (vocatives are stripped).
-        speaker: how to refer to the speaker (pronouns, household); defaults to
-            :func:`speaker_name` with the turn's ``metadata["pronouns"]``.
-    """
-    speaker = speaker or Speaker(speaker_name(turn), parse_pronouns(turn.metadata.get("pronouns")))
-    return _extract([turn], names, {speaker_name(turn): speaker})
 
 
 def _rewrite(clause: Clause, speaker: Speaker) -> str:

@@ -1,22 +1,22 @@
-"""Lexical relations between two words, from WordNet: synonymy, entailment, antonymy.
+"""Lexical relations between two words, from WordNet: synonymy, entailment, antonymy, glosses.
 
 Sentence embeddings place "owns a motorbike" near "owns a bicycle" and cannot tell that a
-puppy is a dog. :class:`Lexicon` answers :meth:`~Lexicon.same` (a shared most frequent sense,
-or derivation: "writer" / "author", "allergic" / "allergy"), :meth:`~Lexicon.entails`
-(hypernyms, instances, part holonyms: "puppy" -> "dog", "Tokyo" -> "Japan"),
-:meth:`~Lexicon.similar` (one adjective cluster) and :meth:`~Lexicon.opposite` (antonymous
-adjectives or verbs: "employed" / "unemployed", "full-time" / "part-time");
-:func:`word_relations` counts them between the words where two claims differ, as features of
-the learned decision (:mod:`.reconcile`). Only the :data:`SENSES` most frequent senses count.
-Lexical relations in textual entailment: Dagan et al., *Recognizing Textual Entailment*
-(Morgan & Claypool, 2013), ch. 4.
+puppy is a dog. :class:`Lexicon` answers :meth:`~Lexicon.same` ("writer" / "author",
+"allergic" / "allergy"), :meth:`~Lexicon.entails` ("puppy" -> "dog", "Tokyo" -> "Japan"),
+:meth:`~Lexicon.similar`, :meth:`~Lexicon.opposite` ("employed" / "unemployed") and
+:meth:`~Lexicon.gloss` ("teetotal": "abstinence from alcoholic beverages"), over the
+:data:`SENSES` most frequent senses; :func:`word_relations` and :func:`gloss_relations` read
+them between the words where two claims differ, as features of :mod:`.reconcile`. Dagan et
+al., *Recognizing Textual Entailment* (Morgan & Claypool, 2013), ch. 4.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from .lexicon import STOP, WORD, stem, word_set
 from .wordnet import Synset, WordNet
 
 SENSES = 2
@@ -102,6 +102,15 @@ class Lexicon:
                     return True
         return False
 
+    def gloss(self, word: str) -> tuple[frozenset[str], bool]:
+        """Stemmed content words of the glosses of ``word``'s :attr:`senses` most frequent
+        senses, and whether a gloss denies ("abstains", "no meat", "without"): world knowledge
+        such as "teetotal" -> "abstinence from alcoholic beverages"."""
+        text = " ".join(_EXAMPLE.sub("", s.gloss) for s in self._synsets(word)).lower()
+        words = WORD.findall(text)
+        return (frozenset(stem(w) for w in words if w not in STOP and len(w) > 2),
+                bool(_DENIAL.intersection(words)))
+
     def same(self, a: str, b: str) -> bool:
         """Whether the most frequent sense of ``a`` is that of ``b`` ("writer" / "author";
         not "nurse" / "nanny", whose shared sense is the second of "nurse"), or one is derived
@@ -122,14 +131,16 @@ class Lexicon:
         keys = {s.key for s in self._synsets(general)}
         return bool(keys) and bool(self._general(specific.lower()) & keys)
 
+    def _heads(self, word: str) -> tuple[tuple[Synset, ...], set[tuple[str, int]]]:
+        """``word``'s verb and adjective senses, and their keys with the heads they are
+        similar to."""
+        synsets = tuple(s for s in self._synsets(word) if s.key[0] != "n")
+        return synsets, {s.key for s in synsets} | _similar(self.wordnet, synsets)
+
     def similar(self, a: str, b: str) -> bool:
         """Whether adjectives ``a`` and ``b`` share a head in WordNet's adjective clusters
         (satellites "similar to" one head: "big" / "huge", both near "large")."""
-        synsets_a = tuple(s for s in self._synsets(a) if s.key[0] != "n")
-        synsets_b = tuple(s for s in self._synsets(b) if s.key[0] != "n")
-        heads_a = {s.key for s in synsets_a} | _similar(self.wordnet, synsets_a)
-        heads_b = {s.key for s in synsets_b} | _similar(self.wordnet, synsets_b)
-        return bool(heads_a & heads_b)
+        return bool(self._heads(a)[1] & self._heads(b)[1])
 
     def opposite(self, a: str, b: str) -> bool:
         """Whether ``a`` and ``b`` are antonymous adjectives or verbs: a word-to-word antonym
@@ -137,13 +148,13 @@ class Lexicon:
         ("full-time" / "part-time"). Noun antonyms ("brother" / "sister", "day" / "night")
         name different things, not opposite states of one, so they do not count: "has a
         sister" and "has two brothers" hold together."""
-        synsets_a = tuple(s for s in self._synsets(a) if s.key[0] != "n")
-        synsets_b = tuple(s for s in self._synsets(b) if s.key[0] != "n")
+        synsets_a = self._heads(a)[0]
         if self._word_pointer(synsets_a, self._forms(a), "!", self._forms(b)):
             return True
-        heads_a = [self.wordnet.synset(*k) for k in _similar(self.wordnet, synsets_a)]
-        heads_b = {s.key for s in synsets_b} | _similar(self.wordnet, synsets_b)
-        return any(p.symbol == "!" and p.target in heads_b for h in heads_a for p in h.pointers)
+        heads_b = self._heads(b)[1]
+        return any(p.symbol == "!" and p.target in heads_b
+                   for k in _similar(self.wordnet, synsets_a)
+                   for p in self.wordnet.synset(*k).pointers)
 
 
 def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]]:
@@ -153,6 +164,38 @@ def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]
 
 WORDS = 4
 """Most differing words per side compared (the cost is their product)."""
+_EXAMPLE = re.compile(r'"[^"]*"')
+"""A usage example in a gloss (only the definition counts)."""
+_DENIAL = word_set("no not without never abstains abstaining abstinence lacking free")
+
+
+def _covers(terms: frozenset[str], word: str) -> bool:
+    """Whether a stem of ``terms`` is ``word``'s stem or a prefix of 4+ letters of it (or the
+    reverse): "alcohol" / "alcoholic"."""
+    key = stem(word)
+    return any(t == key or (min(len(t), len(key)) >= 4 and (t.startswith(key)
+                                                            or key.startswith(t)))
+               for t in terms)
+
+
+def gloss_relations(a: Sequence[str], b: Sequence[str],
+                    lexicon: Lexicon | None) -> tuple[float, float]:
+    """``(cover, denial)``: the largest share of one side's differing words found in the
+    glosses of the other side's differing words ("is teetotal" / "never drinks alcohol":
+    "alcohol" in the gloss of "teetotal"), and whether a covering gloss denies. Zeros without
+    a lexicon or differing words."""
+    only_a = [w for w in dict.fromkeys(a) if w not in b][:WORDS]
+    only_b = [w for w in dict.fromkeys(b) if w not in a][:WORDS]
+    if lexicon is None or not only_a or not only_b:
+        return 0.0, 0.0
+    best, denial = 0.0, 0.0
+    for source, target in ((only_a, only_b), (only_b, only_a)):
+        glosses = [lexicon.gloss(w) for w in source]
+        terms = frozenset().union(*(g[0] for g in glosses))
+        cover = sum(_covers(terms, w) for w in target) / len(target)
+        if cover > best:
+            best, denial = cover, float(any(g[1] for g in glosses))
+    return best, denial
 
 
 def word_relations(a: Sequence[str], b: Sequence[str],

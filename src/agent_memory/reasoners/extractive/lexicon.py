@@ -1,13 +1,9 @@
 """The closed-class word lists of offline reconciliation, in one place.
 
-Reconciliation (:mod:`.claims`, :mod:`.reconcile`) reads facts with a handful of closed
-lexical classes -- stop words, negation cues, aspectual verbs that begin or end a state, verbs
-of intention, liking and disliking, privative modifiers, qualifiers, number words -- and a
-crude stemmer. Open-class knowledge (which attribute, which value, which words mean the same)
-comes from embeddings and WordNet (:mod:`.attributes`, :mod:`.lexical`), and how the evidence
-weighs is learned (:mod:`.reconcile`). Classes follow Quirk et al., *A Comprehensive Grammar of
-the English Language* (1985): determiners and pronouns (ch. 5-6), modals and semi-auxiliaries
-(ch. 3), aspectual verbs (ch. 16.39).
+Stop words, negation cues, aspectual verbs that begin or end a state, intention, liking,
+privative modifiers, qualifiers, number words and a crude stemmer, for :mod:`.claims`;
+open-class knowledge comes from embeddings and WordNet. Classes follow Quirk et al., *A
+Comprehensive Grammar of the English Language* (1985): ch. 3, 5-6, 16.39.
 """
 
 from __future__ import annotations
@@ -49,6 +45,11 @@ BEGINNING = word_set("moved move moves relocated relocate relocates started star
                      "begin begins became become becomes switched switch took joined join joins "
                      "adopted adopt adopts bought buy buys now")
 """Verbs that begin a state (an onset), and the adverb "now"."""
+PAST_FORMS = word_set("paid sold bought lost gave got took went made ran won spent left put lent "
+                      "withdrew began became grew drove flew met sent built wrote broke quit")
+"""Irregular simple past forms (and "quit"): a completed event, not a state."""
+NOT_PAST = word_set("need feed seed speed bleed breed proceed succeed exceed")
+"""Words in ``-ed`` that are no past tense."""
 LIKING = word_set("like likes liked love loves loved enjoy enjoys enjoyed adore adores adored "
                   "prefer prefers preferred")
 DISLIKING = word_set("dislike dislikes disliked hate hates hated detest detests detested loathe "

@@ -8,10 +8,6 @@ between the fact's embedding and each field's best prototype, the best field win
 reaches :data:`FIELD_THRESHOLD` and beats every prototype of chatter (:data:`CHATTER`). Facts
 near no field stay facts but are left out of the profile. The same nearest-prototype rule as :mod:`.attributes`; the
 prototypes are the schema's, so a custom schema brings its own.
-
-:func:`summarize_items` serves :meth:`Reasoner.summarize_user` (text in, text out): the
-previous profile's lines keep their field, new sentences are assigned, of two near-duplicate
-sentences the newer is kept, and the result is rendered within the budget.
 """
 
 from __future__ import annotations

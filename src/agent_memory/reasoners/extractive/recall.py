@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from ...errors import InvalidInputError
 from ...tokens import count_tokens, truncate_tokens
 from ..base import SummaryDraft
-from .sentences import content_terms, split_sentences
+from .sentences import content_terms, jaccard, split_sentences
 
 DUPLICATE_JACCARD = 0.7
 """Content-term overlap above which a sentence repeats one already kept."""
@@ -43,7 +43,7 @@ def summarize_memories(context: str, memories: Sequence[str], max_tokens: int) -
     used = 0
     for i in order:
         terms = set(content_terms(sentences[i]))
-        if any(_jaccard(terms, other) >= DUPLICATE_JACCARD for other in kept_terms):
+        if any(jaccard(terms, other) >= DUPLICATE_JACCARD for other in kept_terms):
             continue
         cost = count_tokens(sentences[i])
         if used + cost > max_tokens:
@@ -55,6 +55,3 @@ def summarize_memories(context: str, memories: Sequence[str], max_tokens: int) -
         return SummaryDraft(text=truncate_tokens(sentences[order[0]], max_tokens) or "...")
     return SummaryDraft(text=" ".join(sentences[i] for i in sorted(kept)))
 
-
-def _jaccard(a: set[str], b: set[str]) -> float:
-    return len(a & b) / len(a | b) if a and b else 0.0

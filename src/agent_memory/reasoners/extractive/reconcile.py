@@ -8,7 +8,8 @@ single-valued attribute found by embedding (:mod:`.attributes`). A small model
 (``reconcile_model.json``, written by ``bench/train_reconcile.py`` from pairs we wrote) gives
 a probability per class; a pair is a contradiction or a duplicate only above the class's
 threshold, chosen on the tuning split for precision, since wrongly retiring or merging a fact
-is worse than missing one. Duplicate groups are connected components without a contradiction
+is worse than missing one; two facts stored at the same time contradict only when they do
+read in either order. Duplicate groups are connected components without a contradiction
 inside; the merged text is one member's (nothing invented): one holding every other member's
 words when there is one, then the most trustworthy (confidence, newest, longest).
 """
@@ -27,7 +28,7 @@ from ...models import Fact
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of
 from .claims import Claim, parse_claim, terms_of
-from .lexical import Lexicon, word_relations
+from .lexical import Lexicon, gloss_relations, word_relations
 from .lexicon import numbers_in
 
 MODEL_PATH = Path(__file__).with_name("reconcile_model.json")
@@ -42,33 +43,32 @@ FEATURES = (
     "wordnet_opposite", "denial_overlap", "denial_cos", "attribute_other_value",
     "attribute_names_differ", "attribute_numbers_differ", "numbers_differ_overlap",
     "intention_overlap", "privative_differs", "attribute_value_disjoint", "denial_entailed",
-    "opposite_overlap")
+    "opposite_overlap", "event_then_state", "state_then_event", "numbers_same_context",
+    "numbers_other_context", "aligned_min", "aligned_mean", "gloss_cover", "gloss_denial")
 """Names of the features, in the order of the model's weights."""
 
 DISAGREEMENTS = ("polarity_differs", "change_differs", "irrealis_differs", "numbers_differ",
-                 "names_differ", "when_differs")
+                 "names_differ", "when_differs", "privative_differs", "wordnet_opposite")
 """Features of two facts that cannot be one claim: merging them would lose one of them."""
 _VETO = [FEATURES.index(name) for name in DISAGREEMENTS]
+_POLARITY, _GLOSS_DENIAL = FEATURES.index("polarity_differs"), FEATURES.index("gloss_denial")
 _PREDICATE = FEATURES.index("predicate_cos")
 _SAME_ATTRIBUTE = FEATURES.index("same_attribute")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 
 
 class PairModel:
-    """The learned decision, read with numpy, and its per-class thresholds. Two kinds:
-
-    - ``"logistic"``: multinomial logistic regression over standardised features (``mean``,
-      ``scale``, ``coef`` 3 x F, ``intercept``);
-    - ``"trees"``: gradient-boosted regression trees, one per class and stage (Friedman,
-      "Greedy function approximation: a gradient boosting machine", *Annals of Statistics*
-      29(5), 2001; multinomial deviance as scikit-learn's ``GradientBoostingClassifier``):
-      ``init`` (3 raw scores), ``learning_rate``, ``trees`` (per stage, per class: node arrays
-      ``feature``, ``threshold``, ``left``, ``right``, ``value``; a leaf has ``left`` -1).
+    """The learned decision, read with numpy, and its per-class thresholds: gradient-boosted
+    regression trees, one per class and stage (Friedman, "Greedy function approximation: a
+    gradient boosting machine", *Annals of Statistics* 29(5), 2001; multinomial deviance as
+    scikit-learn's ``GradientBoostingClassifier``).
 
     Args:
-        params: the JSON object written by ``bench/train_reconcile.py``: ``kind``,
-            ``features`` (must equal :data:`FEATURES`), ``labels`` (:data:`LABELS`),
-            ``thresholds`` (``duplicate``, ``contradiction``) and the kind's arrays above.
+        params: the JSON object written by ``bench/train_reconcile.py``: ``features`` (must
+            equal :data:`FEATURES`), ``labels`` (:data:`LABELS`), ``thresholds``
+            (``duplicate``, ``contradiction``), ``init`` (3 raw scores), ``learning_rate`` and
+            ``trees`` (per stage, per class: node arrays ``feature``, ``threshold``, ``left``,
+            ``right``, ``value``; a leaf has ``left`` -1).
 
     Raises:
         ValueError: the parameters were written for other features or labels.
@@ -77,22 +77,16 @@ class PairModel:
     def __init__(self, params: dict) -> None:
         if tuple(params["features"]) != FEATURES or tuple(params["labels"]) != LABELS:
             raise ValueError("reconcile model was trained for other features or labels")
-        self.kind = params.get("kind", "trees")
-        self.params = {k: np.asarray(v, dtype=np.float64) for k, v in params.items()
-                       if k in ("mean", "scale", "coef", "intercept", "init")}
-        self.rate = float(params.get("learning_rate", 0.0))
+        self.init = np.asarray(params["init"], dtype=np.float64)
+        self.rate = float(params["learning_rate"])
         self.trees = [[{k: np.asarray(v) for k, v in tree.items()} for tree in stage]
-                      for stage in params.get("trees", [])]
+                      for stage in params["trees"]]
         self.thresholds = {k: float(v) for k, v in params["thresholds"].items()}
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """Class probabilities ``(n, 3)`` in :data:`LABELS` order for features ``(n, F)``."""
-        if self.kind == "logistic":
-            p = self.params
-            raw = ((x - p["mean"]) / p["scale"]) @ p["coef"].T + p["intercept"]
-            return _softmax(raw)
         x = np.asarray(x, dtype=np.float32)  # the trees split float32 values
-        raw = np.tile(self.params["init"], (len(x), 1))
+        raw = np.tile(self.init, (len(x), 1))
         rows = np.arange(len(x))
         for stage in self.trees:
             for c, tree in enumerate(stage):
@@ -102,17 +96,21 @@ class PairModel:
                     step = np.where(go_left, tree["left"][node], tree["right"][node])
                     node = np.where(inner, step, node)
                 raw[:, c] += self.rate * tree["value"][node]
-        return _softmax(raw)
+        raw -= raw.max(axis=1, keepdims=True)
+        e = np.exp(raw)
+        return e / e.sum(axis=1, keepdims=True)
 
     def decide(self, p: np.ndarray, x: np.ndarray | None = None) -> str:
         """``"contradiction"``, ``"duplicate"`` or ``"unrelated"`` for one probability row
         ``p``; with the pair's features ``x``, never ``"duplicate"`` for a pair that
-        disagrees in one of :data:`DISAGREEMENTS` (a merge keeps one text only), and never
+        disagrees in one of :data:`DISAGREEMENTS` (a merge keeps one text only; a polarity
+        that a denying gloss explains, "teetotal" / "never drinks", does not count), and never
         ``"contradiction"`` for a pair outside the candidates (:func:`is_candidate`)."""
         if p[1] >= self.thresholds["contradiction"] and p[1] >= p[0] and (
                 x is None or is_candidate(x)):
             return "contradiction"
-        if p[0] >= self.thresholds["duplicate"] and (x is None or not x[_VETO].any()):
+        veto = x is not None and (x[_VETO].sum() - x[_POLARITY] * x[_GLOSS_DENIAL]) > 0
+        if p[0] >= self.thresholds["duplicate"] and not veto:
             return "duplicate"
         return "unrelated"
 
@@ -125,24 +123,14 @@ contradiction candidate, unless both state the same single-valued attribute."""
 def is_candidate(x: np.ndarray) -> bool:
     """Whether a pair (its feature row ``x``) may be a contradiction at all: both facts state
     the same single-valued attribute, or their predicates are close (cosine >=
-    :data:`CANDIDATE_COSINE`).
+    :data:`CANDIDATE_COSINE`, chosen on the tuning split).
 
     Candidate selection before the decision, as systems that reconcile a new fact only
     against its nearest stored facts do: reconciliation compares every two facts of a person,
     and most of those pairs are about different things ("gets nervous when markets drop" /
-    "moved to Portland"), unlike the labelled pairs, which share a topic by design. Without it
-    the demo's third session retired 8 facts, 6 of them by an unrelated later fact
-    ("would like to retire by 60" by "prefers email summaries"). The cosine was chosen on the
-    tuning split (``bench/reconcile_quality.py --pairs written``; contradiction precision /
-    recall): none 0.930 / 0.671, 0.40 0.944 / 0.646, 0.45 0.943 / 0.633.
+    "moved to Portland"), unlike the labelled pairs, which share a topic by design.
     """
     return bool(x[_PREDICATE] >= CANDIDATE_COSINE or x[_SAME_ATTRIBUTE] > 0)
-
-
-def _softmax(raw: np.ndarray) -> np.ndarray:
-    raw = raw - raw.max(axis=1, keepdims=True)
-    e = np.exp(raw)
-    return e / e.sum(axis=1, keepdims=True)
 
 
 @lru_cache(maxsize=1)
@@ -165,9 +153,21 @@ def _names(claim: Claim) -> frozenset[str]:
     return frozenset(_NAME.findall(claim.predicate))
 
 
+def aligned(a: Sequence[str], b: Sequence[str], words: dict[str, np.ndarray]) -> tuple[float,
+                                                                                         float]:
+    """``(min, mean)`` over the words of each side missing from the other of the best cosine
+    to a word of the other side (greedy word alignment by embedding, as BERTScore, Zhang et
+    al., ICLR 2020); ``(1, 1)`` when no word differs, ``(0, 0)`` without word vectors."""
+    best = [max((float(words[w] @ words[v]) for v in other if v in words), default=0.0)
+            for side, other in ((a, b), (b, a)) for w in side if w not in other and w in words]
+    if not words:
+        return 0.0, 0.0
+    return (min(best), sum(best) / len(best)) if best else (1.0, 1.0)
+
+
 def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
-                  cosines: tuple[float, float, float],
-                  lexicon: Lexicon | None) -> list[float]:
+                  cosines: tuple[float, float, float], lexicon: Lexicon | None,
+                  words: dict[str, np.ndarray] | None = None) -> list[float]:
     """The :data:`FEATURES` of claims ``a`` (older) and ``b`` (newer).
 
     Args:
@@ -175,6 +175,8 @@ def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         attr_a, attr_b: their single-valued attributes (:mod:`.attributes`), or ``None``.
         cosines: ``(sentence, predicate, object)`` cosine similarities, 0 when unknown.
         lexicon: WordNet relations, or ``None`` (those features are then 0).
+        words: L2-normalised embeddings of the claims' words (:attr:`Claim.words`), or
+            ``None`` (the alignment features are then 0).
     """
     ta, tb = a.terms, b.terms
     union = ta | tb
@@ -189,6 +191,8 @@ def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
     same, entailed, opposite = word_relations(a.words, b.words, lexicon)
     sentence, predicate, obj = cosines
     intention = float(a.irrealis and not b.irrealis)
+    ctx = a.context | b.context
+    context = len(a.context & b.context) / len(ctx) if ctx else 1.0
     return [
         sentence, predicate, obj, jaccard, float(ta == tb and bool(ta)), nested,
         min(len(ta ^ tb), 6) / 6, float(a.head == b.head and bool(a.head)), polarity,
@@ -207,20 +211,27 @@ def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         intention * jaccard,
         float(bool((a.qualifiers ^ b.qualifiers) & {"former", "ex", "non", "almost"})),
         same_attr * float(bool(ta - tb) and bool(tb - ta)), polarity * float(entailed > 0),
-        float(opposite > 0) * jaccard,
+        float(opposite > 0) * jaccard, float(a.done and not b.done and b.change != "end"),
+        float(b.done and not a.done), numbers_differ * context, numbers_differ * (1 - context),
+        *aligned(a.words, b.words, words or {}), *gloss_relations(a.words, b.words, lexicon),
     ]
 
 
-def _read(facts: Sequence[Fact], attributes: AttributeIndex | None
-          ) -> tuple[list[Claim], list[str | None], np.ndarray | None, np.ndarray | None]:
-    """Claims, single-valued attributes, predicate and object embeddings of ``facts``."""
+def _read(facts: Sequence[Fact], attributes: AttributeIndex | None) -> tuple:
+    """Claims, single-valued attributes, predicate and object embeddings of ``facts``, and
+    the embeddings of their words (``{word: vector}``)."""
     claims = [claim_of(f) for f in facts]
     predicates = [c.predicate for c in claims]
     objects = [c.predicate.split(" ", 1)[-1] for c in claims]
-    embedded = attributes.embed(predicates + objects) if attributes and facts else None
-    pred_vectors = embedded[: len(facts)] if embedded is not None else None
-    obj_vectors = embedded[len(facts):] if embedded is not None else None
-    return claims, attributes_of(attributes, predicates, pred_vectors), pred_vectors, obj_vectors
+    vocabulary = list(dict.fromkeys(w for c in claims for w in c.words))
+    embedded = (attributes.embed(predicates + objects + vocabulary) if attributes and facts
+                else None)
+    n = len(facts)
+    pred_vectors = embedded[:n] if embedded is not None else None
+    obj_vectors = embedded[n: 2 * n] if embedded is not None else None
+    words = dict(zip(vocabulary, embedded[2 * n:], strict=True)) if embedded is not None else {}
+    return (claims, attributes_of(attributes, predicates, pred_vectors), pred_vectors,
+            obj_vectors, words)
 
 
 def pair_matrix(facts: Sequence[Fact], vectors: np.ndarray | None,
@@ -230,14 +241,15 @@ def pair_matrix(facts: Sequence[Fact], vectors: np.ndarray | None,
     older first. ``vectors`` are the facts' L2-normalised embeddings ``(n, dim)`` or ``None``;
     predicates and objects are embedded with ``attributes``' embedder (cosines 0 without).
     ``reading`` is :func:`_read`'s result when already computed."""
-    claims, found, pred_vectors, obj_vectors = reading or _read(facts, attributes)
+    claims, found, pred_vectors, obj_vectors, words = reading or _read(facts, attributes)
     rows = []
     for i, j in pairs:
         if facts[j].created_at < facts[i].created_at:
             i, j = j, i
         cos = tuple(float(v[i] @ v[j]) if v is not None else 0.0
                     for v in (vectors, pred_vectors, obj_vectors))
-        rows.append(pair_features(claims[i], claims[j], found[i], found[j], cos, lexicon))
+        rows.append(pair_features(claims[i], claims[j], found[i], found[j], cos, lexicon,
+                                  words))
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
 
 
@@ -278,6 +290,12 @@ def reconcile_facts(
     x = pair_matrix(facts, vectors, pairs, attributes=attributes, lexicon=lexicon,
                     reading=reading)
     probs = model.probabilities(x)
+    ties = [k for k, (i, j) in enumerate(pairs) if facts[i].created_at == facts[j].created_at]
+    if ties:  # no older side: a contradiction must hold read either way
+        back = model.probabilities(pair_matrix(facts, vectors, [pairs[k][::-1] for k in ties],
+                                               attributes=attributes, lexicon=lexicon,
+                                               reading=reading))
+        probs[ties, 1] = np.minimum(probs[ties, 1], back[:, 1])
     same: list[tuple[int, int, str]] = []
     conflicts: list[tuple[int, int, str, float]] = []
     for (i, j), p, row in zip(pairs, probs, x, strict=True):

@@ -1,13 +1,11 @@
 """Offline session tasks: interaction metadata, session reflection, structured profile filling.
 
 Session reflection works on the user's self-disclosures (:mod:`.facts`): each disclosed fact is
-placed in an insight category by a transparent keyword map (:data:`INSIGHT_KEYWORDS`, the
-financial-advisor categories of seed 001; a category we have no keywords for is matched by
-the words of its own name, its "prototype"). Its confidence is the fact's confidence
-(:func:`.facts.score_confidence`) plus 0.1 for each other user turn that says something similar
-(content-term Jaccard >= :data:`CORROBORATION_JACCARD`), at most +0.2: a statement repeated
-across sessions becomes an insight when those sessions are reflected on together
-(aggregation of no-insight sessions). Everything is deterministic.
+placed in an insight category by a keyword map (:data:`INSIGHT_KEYWORDS`; another category
+by the words of its own name). Its confidence is the fact's plus 0.1 for each other user turn
+saying something similar (content-term Jaccard >= :data:`CORROBORATION_JACCARD`), at most
++0.2: a statement repeated across sessions becomes an insight when they are reflected on
+together. Everything is deterministic.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from pydantic import BaseModel
 
 from ...models import Role, Turn, normalize_text
 from ..sessions_models import InsightDraft, InsightNote, InteractionDraft, SessionReflection
-from .facts import extract_facts
+from .facts import extract_facts, keyword_hits
 from .sentences import content_terms, entities, jaccard, split_sentences, words
 from .summarize import key_topics, summarize_turns
 
@@ -70,20 +68,11 @@ def category_of(text: str, categories: Sequence[str]) -> tuple[str | None, int]:
     Returns ``(None, 0)`` when no keyword of an allowed category occurs.
     """
     tokens = words(text)
-    lowered = " " + " ".join(tokens) + " "
     best: tuple[str | None, int] = (None, 0)
     ordered = [c for c in INSIGHT_KEYWORDS if c in categories]
     ordered += [c for c in categories if c not in INSIGHT_KEYWORDS]
     for category in ordered:
-        hits = 0
-        for keyword in INSIGHT_KEYWORDS.get(category, _prototype(category)):
-            if " " in keyword or "(" in keyword:
-                stem = keyword.rstrip("*")
-                hits += lowered.count(" " + " ".join(words(stem)))
-            elif keyword.endswith("*"):
-                hits += sum(1 for t in tokens if t.startswith(keyword[:-1]))
-            else:
-                hits += tokens.count(keyword)
+        hits = keyword_hits(tokens, INSIGHT_KEYWORDS.get(category, _prototype(category)))
         if category == "concern":
             hits *= 2  # a stated worry outweighs the topic it is about
         if hits > best[1]:

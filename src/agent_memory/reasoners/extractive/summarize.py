@@ -1,23 +1,15 @@
-"""Extractive thread summaries that compress, and user profiles under a token budget.
+"""Extractive thread summaries that compress.
 
-Thread (and session) summaries: every sentence of the new turns competes on salience
-(:func:`.sentences.salience`, centroid TF-IDF: a sentence central to what the conversation is
-about scores high), with a bonus for the user's self-disclosures and decisions; greetings,
-backchannel ("Great progress") and questions are left out. The most salient sentences are taken
-greedily within the budget, skipping near-duplicates, and put back in chronological order. The
-budget compresses: at most one token of summary per :data:`COMPRESSION` tokens of turns
-(at least :data:`MIN_SUMMARY_TOKENS`, at most ``max_tokens``), added to the previous
-summary's length when a summary is updated, so a thread summary stays at
-:data:`COMPRESSION`:1 or better however often it is updated (threads shorter than
-``COMPRESSION x MIN_SUMMARY_TOKENS`` tokens compress less).
-
-Sentences are reported in the third person (:mod:`.person`): "Priya is 34 and works as a
-nurse.", "Advisor said a conservative mix for the deposit fund makes sense." Relative dates in
-statements are resolved against each turn's ``created_at`` (:mod:`.dates`); questions are never
-rewritten (a question's "today" is not a date anyone stated). The previous summary is split
-back into sentences and competes with the new ones, so its most salient content survives.
-
-Profiles: :mod:`.profile`.
+Every sentence of the new turns and of the previous summary competes on salience
+(:func:`.sentences.salience`, centroid TF-IDF), with a bonus for the user's self-disclosures
+and decisions; questions and backchannel ("Great progress") are left out. The most salient
+are taken greedily within the budget, near-duplicates skipped, in chronological order. The
+budget compresses: one token of summary per :data:`COMPRESSION` tokens of turns (at least
+:data:`MIN_SUMMARY_TOKENS`, at most ``max_tokens``) on top of the previous summary's length,
+so a summary stays at :data:`COMPRESSION`:1 however often it is updated. Sentences are
+reported in the third person (:mod:`.person`: "Advisor said a conservative mix makes sense."),
+relative dates in statements resolved (:mod:`agent_memory.text.dates`; a question's "today"
+is no date anyone stated).
 """
 
 from __future__ import annotations
@@ -29,9 +21,9 @@ from dataclasses import dataclass
 
 from ...errors import InvalidInputError
 from ...models import Role, Turn
+from ...text.dates import MONTHS, WEEKDAYS, resolve_dates
 from ...tokens import count_tokens, truncate_tokens
 from ..base import SummaryDraft
-from .dates import MONTHS, WEEKDAYS, resolve_dates
 from .facts import (
     categorize,
     clean_sentence,
@@ -64,39 +56,29 @@ DUPLICATE_THRESHOLD = 0.8
 
 @dataclass(slots=True)
 class _Candidate:
-    """One sentence competing for a place in a summary."""
+    """One sentence competing for a place in a summary: ``display`` is how the summary
+    writes it (third person), ``body`` what its salience is read from."""
 
     speaker: str | None
     body: str
     order: int
+    display: str
     turn_id: str | None = None
     terms: tuple[str, ...] = ()
     score: float = 0.0
-    display: str | None = None
-    """The sentence as written into the summary (third person), when it differs from body."""
-
-    @property
-    def cost(self) -> int:
-        """Tokens this sentence adds, counting its own speaker prefix (an upper bound)."""
-        if self.display is not None:
-            return count_tokens(self.display)
-        prefix = count_tokens(f"{self.speaker}:") if self.speaker else 0
-        return prefix + count_tokens(self.body)
 
 
 def _previous_candidates(previous: str | None) -> list[_Candidate]:
-    """Split a stored summary back into sentences, keeping each line's speaker prefix."""
-    if not previous or not previous.strip():
-        return []
+    """Split a stored summary back into sentences; a line in the older "Name: text" layout
+    is rewritten in the third person."""
     candidates: list[_Candidate] = []
-    for line in previous.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        match = _PREFIX.match(line)
+    for line in (previous or "").splitlines():
+        match = _PREFIX.match(line.strip())
         speaker, body = (match.group("name"), match.group("body")) if match else (None, line)
-        for sentence in split_sentences(body):
-            candidates.append(_Candidate(speaker, sentence, len(candidates)))
+        for sentence in split_sentences(body.strip()):
+            display = (finish_sentence(to_third_person(sentence, speaker)) if speaker
+                       else sentence)
+            candidates.append(_Candidate(speaker, sentence, len(candidates), display))
     return candidates
 
 
@@ -108,7 +90,7 @@ def _select(candidates: list[_Candidate], max_tokens: int) -> list[_Candidate]:
     for candidate in ranked:
         if candidate.score < 0 and chosen:
             break  # filler only fills an otherwise empty summary
-        cost = candidate.cost
+        cost = count_tokens(candidate.display)
         if cost > remaining:
             continue
         if any(jaccard(candidate.terms, c.terms) >= DUPLICATE_THRESHOLD for c in chosen
@@ -120,30 +102,11 @@ def _select(candidates: list[_Candidate], max_tokens: int) -> list[_Candidate]:
     return chosen
 
 
-def _render(chosen: Sequence[_Candidate]) -> str:
-    """One line per run of consecutive sentences by the same speaker."""
-    lines: list[str] = []
-    current: str | None = None
-    for candidate in chosen:
-        if candidate.display is not None:
-            lines.append(candidate.display)
-            current = None
-            continue
-        if lines and candidate.speaker is not None and candidate.speaker == current:
-            lines[-1] = f"{lines[-1]} {candidate.body}"
-        else:
-            prefix = f"{candidate.speaker}: " if candidate.speaker else ""
-            lines.append(prefix + candidate.body)
-        current = candidate.speaker
-    return "\n".join(lines)
-
-
 def key_topics(texts: Sequence[str], names: Sequence[str] = (), limit: int = 5) -> list[str]:
     """Up to ``limit`` topic phrases: repeated content bigrams first, then frequent words.
 
     A bigram is two adjacent content words (no stopword, filler, name, calendar word or
-    punctuation between);
-    it counts when seen at least twice. Words follow by frequency (ties: first seen), skipping
+    punctuation between); it counts when seen at least twice. Words follow by frequency (ties: first seen), skipping
     words already inside a chosen bigram. Phrases are lower-cased.
     """
     excluded = name_forms(set(names)) | _CALENDAR_WORDS
@@ -181,19 +144,15 @@ def _finish(candidates: list[_Candidate], max_tokens: int, names: set[str]) -> S
     chosen = _select(candidates, max_tokens)
     if not chosen:  # every sentence is longer than the budget: cut the most salient one
         best = max(candidates, key=lambda c: (c.score, c.order))
-        text = truncate_tokens(_render([best]), max_tokens) or truncate_tokens(best.body, 1)
+        text = truncate_tokens(best.display, max_tokens) or truncate_tokens(best.body, 1)
         evidence = [best.turn_id] if best.turn_id else []
         return SummaryDraft(text=text, key_topics=key_topics([best.body], sorted(names)),
                             evidence=evidence)
-    evidence: list[str] = []
-    for candidate in chosen:
-        if candidate.turn_id and candidate.turn_id not in evidence:
-            evidence.append(candidate.turn_id)
     return SummaryDraft(
-        text=_render(chosen),
+        text="\n".join(c.display for c in chosen),  # one sentence per line
         key_topics=key_topics([c.body for c in candidates if c.score >= 0]
                               or [c.body for c in candidates], sorted(names)),
-        evidence=evidence,
+        evidence=list(dict.fromkeys(c.turn_id for c in chosen if c.turn_id)),
     )
 
 
@@ -281,10 +240,6 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
     check_budget(max_tokens)
     budget = compression_budget(previous, turns, max_tokens)
     candidates = _previous_candidates(previous)
-    for candidate in candidates:
-        if candidate.speaker:  # a summary in the older "Name: text" layout
-            candidate.display = finish_sentence(to_third_person(candidate.body,
-                                                                candidate.speaker))
     names = {c.speaker for c in candidates if c.speaker}
     speakers = speakers_of(turns)
     names.update(speakers)
@@ -300,10 +255,8 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
         for sentence in split_sentences(turn.content):
             question = sentence.rstrip().endswith("?")
             body = sentence if question else resolve_dates(sentence, turn.created_at).text
-            candidate = _Candidate(name, body, len(candidates) + len(new), turn.id)
-            candidate.display = _third_person(turn, body, speakers[name], listener, lowered,
-                                              proper)
-            new.append(candidate)
+            new.append(_Candidate(name, body, len(candidates) + len(new), _third_person(
+                turn, body, speakers[name], listener, lowered, proper), turn.id))
     candidates += new
     if not candidates:
         raise InvalidInputError("nothing to summarize: no previous summary and no turns")

@@ -54,12 +54,13 @@ class Pointer:
 
 @dataclass(frozen=True)
 class Synset:
-    """A synset: its ``(pos, offset)`` key, its words (lower case, spaces as ``_``) and its
-    pointers."""
+    """A synset: its ``(pos, offset)`` key, its words (lower case, spaces as ``_``), its
+    pointers and its gloss (definition and examples)."""
 
     key: tuple[str, int]
     words: tuple[str, ...]
     pointers: tuple[Pointer, ...]
+    gloss: str = ""
 
 
 class WordNet:
@@ -127,7 +128,8 @@ class WordNet:
         """The synset at ``offset`` of ``pos``'s data file (satellites live in ``adj``)."""
         data = self._data["a" if pos == "s" else pos]
         end = data.find(b"\n", offset)
-        fields = data[offset:end].split(b" | ", 1)[0].decode("utf-8", "replace").split()
+        head, _, gloss = data[offset:end].decode("utf-8", "replace").partition(" | ")
+        fields = head.split()
         count = int(fields[3], 16)
         words = tuple(fields[4 + 2 * k].lower().split("(")[0] for k in range(count))
         at = 4 + 2 * count
@@ -137,7 +139,8 @@ class WordNet:
             pointers.append(Pointer(symbol, ("a" if target_pos == "s" else target_pos,
                                              int(target)),
                                     int(numbers[:2], base=16), int(numbers[2:4], base=16)))
-        return Synset(("a" if pos == "s" else pos, offset), words, tuple(pointers))
+        return Synset(("a" if pos == "s" else pos, offset), words, tuple(pointers),
+                      gloss.strip())
 
     def _offsets(self, lemma: str, pos: str) -> tuple[int, ...]:
         """Synset offsets of an index entry, most frequent sense first; ``()`` when absent."""
@@ -151,14 +154,9 @@ class WordNet:
 
 
 def _read_exceptions(path: Path) -> dict[str, tuple[str, ...]]:
-    if not path.exists():
-        return {}
-    out: dict[str, tuple[str, ...]] = {}
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        words = line.split()
-        if len(words) >= 2:
-            out[words[0]] = tuple(words[1:])
-    return out
+    """``{inflected form: base forms}`` of a ``*.exc`` file (``{}`` when absent)."""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.exists() else []
+    return {w[0]: tuple(w[1:]) for line in lines if len(w := line.split()) >= 2}
 
 
 def _first_entry(index: mmap.mmap) -> int:

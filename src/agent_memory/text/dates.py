@@ -15,6 +15,8 @@ Expressions and their rewrites (reference: Monday 8 May 2023)::
                                           otherwise: on the weekend of 13 May 2023
     last / this / next month              in April 2023 / in May 2023 / in June 2023
     last / this / next year               in 2022 / in 2023 / in 2024
+    last / this / next March              in March 2023 / in March 2023 / in March 2024
+    in / since / until ... March          in March 2023 (past tense, "since") / in March 2024
     last / this / next Friday             on Friday 5 May 2023 / (tense-dependent) / on Friday 12 May 2023
     3 days ago, a couple of days ago      on 5 May 2023, on 6 May 2023
     a week ago, two weeks ago             the week before 8 May 2023, two weeks before 8 May 2023
@@ -29,16 +31,16 @@ preposition ("since last year" -> "since 2022"). Explicit dates ("May 5, 2023", 
 
 Ambiguities are settled one way, documented here: "next Friday" is the first Friday after the
 reference day; "this Friday" and "this weekend" look back when the text is in the past tense;
-"a few" counts as 3 and "a couple" as 2 when a date is needed.
-"""
+"a few" counts as 3 and "a couple" as 2 when a date is needed; a month named without a year
+after a preposition ("in May", "since early March") or "last" / "this" / "next" gets the year
+that puts it in the past for past-tense text and "since", in the future otherwise (the
+reference month itself counts as both); month names count only capitalised ("I may go")."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-
-from .sentences import word_set
 
 MONTHS = (
     "January", "February", "March", "April", "May", "June",
@@ -71,6 +73,9 @@ _PATTERN = re.compile(
     r"\b(?:"
     rf"(?P<ago>(?P<ago_n>{_NUM})\s+(?P<ago_unit>{_UNIT})\s+ago)"
     rf"|(?P<inn>in\s+(?P<in_n>{_NUM})\s+(?P<in_unit>{_UNIT}))"
+    rf"|(?P<mon>(?P<mon_pre>(?:(?:last|this|next)|(?:in|since|until|till|by|during|from|"
+    rf"before|after)(?:\s+(?:early|late|mid))?)\s+)(?P<mon_name>{_MONTH_NAME})\b"
+    r"(?!\.?\s*\d|,?\s+(?:of\s+)?(?:19|20)\d\d))"
     rf"|(?<!\bthe\s)(?P<rel>(?P<rel_mod>last|this|next)\s+"
     rf"(?P<rel_unit>weekend|week|month|year|{_WEEKDAY}|{_PART}))"
     rf"|(?P<day>(?P<day_word>yesterday|today|tonight|tomorrow)(?:\s+(?P<day_part>{_PART}))?)"
@@ -83,12 +88,13 @@ _PATTERN = re.compile(
     rf")\b{_NOT_POSSESSIVE}",
     re.IGNORECASE,
 )
-_PREPOSITIONS = word_set(
-    "on in since by until till from before after during of for over at around about starting"
-)
+_PREPOSITIONS = frozenset((
+    "on", "in", "since", "by", "until", "till", "from", "before", "after", "during", "of", "for",
+    "over", "at", "around", "about", "starting"))
 _PREV_WORD = re.compile(r"(\w+)\s*$")
 _PAST_TENSE = re.compile(
-    r"\b(?:was|were|went|had|did|got|made|took|saw|came|felt|found|told|said|"
+    r"\b(?:was|were|went|had|did|got|made|took|saw|came|felt|found|told|said|flew|met|left|"
+    r"bought|began|became|gave|ran|won|lost|sold|spent|drove|grew|paid|kept|"
     r"\w{3,}ed)\b",
     re.IGNORECASE,
 )
@@ -260,6 +266,24 @@ def _relative(mod: str, unit: str, ref: date, past: bool) -> tuple[str, date, st
     return None
 
 
+def _month(pre: str, name: str, ref: date, past: bool) -> tuple[str, date, str]:
+    """Rewrite "last|this|next <Month>" or "<preposition> <Month>" with its year: "last
+    March" is the latest March before the reference month, "next March" the first after it;
+    a bare month is the latest one not after the reference month after "since" or in a
+    past-tense text, else the first one not before it."""
+    month = _MONTH_INDEX[name.lower()]
+    mod = pre.split()[0].lower()
+    if mod == "this":
+        year = ref.year
+    elif mod in ("last", "since") or (mod != "next" and past):
+        year = ref.year - (month > ref.month or (mod == "last" and month == ref.month))
+    else:
+        year = ref.year + (month < ref.month or (mod == "next" and month == ref.month))
+    target = date(year, month, 1)
+    lead = "in " if mod in ("last", "this", "next") else pre
+    return f"{lead}{format_month(target)}", target, "month"
+
+
 def _day_word(word: str, part: str | None, ref: date) -> tuple[str, date, str]:
     offset = {"yesterday": -1, "today": 0, "tonight": 0, "tomorrow": 1}[word.lower()]
     target = ref + timedelta(days=offset)
@@ -287,6 +311,8 @@ def _rewrite(match: re.Match[str], ref: date, past: bool) -> tuple[str, date | N
         return _ago_or_ahead(g("in_n"), g("in_unit"), ref, 1)
     if g("rel"):
         return _relative(g("rel_mod"), g("rel_unit"), ref, past)
+    if g("mon"):
+        return _month(g("mon_pre"), g("mon_name"), ref, past)
     if g("day"):
         return _day_word(g("day_word"), g("day_part"), ref)
     if g("other"):
