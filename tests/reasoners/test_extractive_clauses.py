@@ -75,3 +75,9 @@ def test_copular_clauses_and_tags_for_agreement():
     assert [(c.text, c.copular) for c in found] == [
         ("I'm vegetarian", True), ("we need a bigger flat", False)]
     assert found[1].tags["need"] == "VBP"
+
+
+def test_a_subjectless_gonna_is_a_plan_not_an_imperative():
+    assert _clauses("Gonna volunteer at the food bank next month.") == [
+        ("none", "Gonna volunteer at the food bank next month")]
+    assert _clauses("Check this out.")[0][0] == "other"

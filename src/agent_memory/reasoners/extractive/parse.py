@@ -120,6 +120,13 @@ def _verbs(root: Any) -> list[Any]:
     return sorted(found, key=lambda t: t.i)
 
 
+def _contracted(verb: Any) -> bool:
+    """``verb`` is the first half of a contraction such as "gonna" or "wanna" (spaCy splits
+    it into "gon" + "na"): a subjectless plan ("Gonna try pottery"), not an imperative."""
+    doc = verb.doc
+    return verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in ("na", "ta")
+
+
 def _kind(subject: Any | None) -> str:
     """Whose claim: read from the subject and its coordinated nouns and possessives."""
     if subject is None:
@@ -187,7 +194,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 else:
                     shared, lead = subject, None
                 kind = _kind(subject)
-                if kind == "none" and verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb:
+                if (kind == "none" and verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
+                        and not _contracted(verb)):
                     kind = "other"  # an imperative: "Check this out"
                 elif kind == "other" and subject.pos_ in ("NOUN", "PROPN") and any(
                         t.lower_ in _SELF or t.lower_ in _OWN for t in tokens):
