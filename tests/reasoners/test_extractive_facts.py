@@ -329,6 +329,9 @@ def test_a_rewritten_we_or_i_agrees_with_its_verb_from_the_parse() -> None:
     priya = Speaker("Priya", "she")
     assert texts(turn("We now think we need $60,000 for the deposit.", speaker="Priya")) == [
         "Priya now thinks Priya needs $60,000 for the deposit."]
+    assert to_third_person("We now think we need a bigger flat.", priya,
+                           {"think": "VBP", "need": "VBP"}) == (
+        "Priya now thinks she needs a bigger flat.")
     assert to_third_person("I think I need a break.", priya,
                            {"i": "PRP", "think": "VBP", "need": "VBP", "a": "DT",
                             "break": "NN"}) == "Priya thinks she needs a break."

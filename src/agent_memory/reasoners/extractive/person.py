@@ -18,7 +18,8 @@ of the sentence is kept verbatim):
   ("I'm 34 and I work as a nurse" -> "Priya is 34 and works as a nurse").
 - we/us: the speaker's household when known ("Priya and her husband", :class:`Speaker`), else
   "Priya and family" when the sentence mentions family, else the speaker alone ("we went
-  camping" -> "Priya went camping"); once a group is named (or "X and I" was seen) later
+  camping" -> "Priya went camping"; a later "we" takes their pronoun when known: "We think we
+  need" -> "Priya thinks she needs"); once a group is named (or "X and I" was seen) later
   we/us/our become they/them/their.
 
 :func:`address_listener` replaces "you"/"your" in a two-person conversation with the
@@ -284,6 +285,8 @@ def to_third_person(sentence: str, speaker: Speaker | str,
         else:
             word = _group(speaker, sentence, person)
             alone = word == person  # "we" read as the speaker: a singular subject
+            if alone and mentioned and forms:  # named already: "... thinks she needs"
+                word = cap(forms[0] if base == "we" else forms[1])
             group_named = not alone
             mentioned = True
         tail = {"re": " are", "ve": " have", "ll": " will", "d": " would"}.get(contraction, "")
