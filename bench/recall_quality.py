@@ -31,6 +31,7 @@ from agent_memory.eval.locomo import evaluate_locomo
 from agent_memory.indexing import build_indexed
 from agent_memory.ingest import ThreadBatch, ingest_threads
 from agent_memory.models import RecordKind
+from agent_memory.retrieval.fusion import FACT_FOLD_WEIGHT
 from agent_memory.retrieval.hits import SearchMode
 from agent_memory.retrieval.search import SearchFilters, SearchRequest, search
 from agent_memory.retrieval.subjects import SUBJECT_WEIGHT
@@ -39,7 +40,9 @@ from agent_memory.stores.base import RecordQuery
 DEV = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "locomo" / "locomo_dev.json"
 
 CONFIGS: dict[str, dict] = {
-    "default (hybrid, rrf k=10, evidence fusion, subject prior 1)": {},
+    "default (hybrid, rrf k=10, evidence fusion, subject prior 1, fact fold 0.4)": {},
+    "fact fold 1 (a fact's whole score onto its turn)": {"fact_fold": 1.0},
+    "fact fold 0 (facts rank only as hits)": {"fact_fold": 0.0},
     "no subject prior (names kept in the query)": {"subject_prior": 0.0},
     "subject prior 0.5": {"subject_prior": 0.5},
     "subject prior 2": {"subject_prior": 2.0},
@@ -87,6 +90,7 @@ async def score(memory: AsyncMemory, samples, config: dict):
             candidates=config.get("candidates"), filters=filters,
             evidence_fusion=config.get("evidence_fusion", True),
             subject_prior=config.get("subject_prior", SUBJECT_WEIGHT),
+            fact_fold=config.get("fact_fold", FACT_FOLD_WEIGHT),
         )
         hits = await search(memory.store, memory.embedder, user_id, request, rrf_k=rrf_k)
         return [(h.provenance.kind.value, h.record.id, h.provenance.evidence) for h in hits]

@@ -68,3 +68,16 @@ def test_shipped_weights_and_data_match_the_features():
 @pytest.mark.parametrize("text", ["", "   "])
 def test_empty_text_gives_no_clause(text):
     assert clauses(parse([text])) == [[]]
+
+
+def test_copular_clauses_and_tags_for_agreement():
+    found = clauses(parse(["I'm vegetarian and we need a bigger flat."]))[0]
+    assert [(c.text, c.copular) for c in found] == [
+        ("I'm vegetarian", True), ("we need a bigger flat", False)]
+    assert found[1].tags["need"] == "VBP"
+
+
+def test_a_subjectless_gonna_is_a_plan_not_an_imperative():
+    assert _clauses("Gonna volunteer at the food bank next month.") == [
+        ("none", "Gonna volunteer at the food bank next month")]
+    assert _clauses("Check this out.")[0][0] == "other"

@@ -319,3 +319,35 @@ def test_chatter_captions_questions_and_praise_give_no_fact() -> None:
 def test_an_unnamed_we_is_the_speaker_never_and_others() -> None:
     facts = texts(turn("We went hiking in the Alps last summer.", speaker="Kai"))
     assert facts == ["Kai went hiking in the Alps last summer."]
+
+
+def test_a_rewritten_we_or_i_agrees_with_its_verb_from_the_parse() -> None:
+    """The parse's tags decide agreement: "need" is a present-tense verb although it ends in
+    -ed, so an embedded "we need" / "I need" rewritten to a name takes "needs"; a past form
+    stays."""
+    priya = Speaker("Priya", "she")
+    assert texts(turn("We now think we need $60,000 for the deposit.", speaker="Priya")) == [
+        "Priya now thinks Priya needs $60,000 for the deposit."]
+    assert to_third_person("We now think we need a bigger flat.", priya,
+                           {"think": "VBP", "need": "VBP"}) == (
+        "Priya now thinks she needs a bigger flat.")
+    assert to_third_person("I think I need a break.", priya,
+                           {"i": "PRP", "think": "VBP", "need": "VBP", "a": "DT",
+                            "break": "NN"}) == "Priya thinks she needs a break."
+    assert to_third_person("I heard I agreed to it.", priya,
+                           {"i": "PRP", "heard": "VBD", "agreed": "VBD"}
+                           ) == "Priya heard she agreed to it."
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'm vegetarian.", "Caroline is vegetarian."),
+    ("I'm single.", "Caroline is single."),
+    ("Oh, and I'm a nurse.", "Caroline is a nurse."),
+])
+def test_a_copular_self_description_is_a_fact_about_the_speaker(text: str,
+                                                                 expected: str) -> None:
+    assert texts(turn(text)) == [expected]
+
+
+def test_a_passing_state_is_not_a_self_description() -> None:
+    assert texts(turn("I'm so tired."), turn("I'm so excited about it!", turn_id="t2")) == []

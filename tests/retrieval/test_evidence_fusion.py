@@ -9,7 +9,7 @@ import pytest
 
 from agent_memory.indexing import index_text, previous_turns
 from agent_memory.models import Fact, Turn
-from agent_memory.retrieval.fusion import fold_evidence, rrf
+from agent_memory.retrieval.fusion import FACT_FOLD_WEIGHT, fold_evidence, rrf
 
 T0 = datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
 
@@ -24,6 +24,15 @@ def test_fold_evidence_whole_and_shared():
     assert folded["t2"] == pytest.approx(0.4 / 5)  # a duplicate citation counts once
     assert support["t1"] == {"f1": 0.3, "s1": pytest.approx(0.08)}
     assert "f9" not in folded and fold_evidence({}, {"f1": ["t1"]}) == ({}, {})
+
+
+def test_a_fact_adds_a_weighted_share_and_a_summary_is_not_weighted():
+    scores = {"f1": 0.3, "s1": 0.4}
+    folded, support = fold_evidence(
+        scores, {"f1": ["t1"], "s1": ["t1", "t2"]}, per_turn={"f1": True, "s1": False},
+        whole_weight=FACT_FOLD_WEIGHT)
+    assert folded["t1"] == pytest.approx(0.3 * FACT_FOLD_WEIGHT + 0.2)
+    assert support["t1"]["f1"] == pytest.approx(0.12) and folded["t2"] == pytest.approx(0.2)
 
 
 def test_rrf_rejects_bad_k_and_weights_signals():

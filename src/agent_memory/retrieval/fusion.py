@@ -7,7 +7,18 @@ from collections.abc import Mapping, Sequence
 
 from ..text.fusion import DEFAULT_RRF_K, rrf
 
-__all__ = ["DEFAULT_RRF_K", "fold_evidence", "rrf"]
+__all__ = ["DEFAULT_RRF_K", "FACT_FOLD_WEIGHT", "fold_evidence", "rrf"]
+
+FACT_FOLD_WEIGHT = 0.4
+"""Share of a fact's (or insight's) fused score added onto each turn it cites, in search.
+
+A fact restates part of its turn, so its match is not independent evidence for the turn: added
+whole, it lifted every turn that has a fact above better-matching turns that have none, once
+the extractor kept facts only for the turns worth one (about one in two). Chosen on LoCoMo
+conv-26 and conv-30 (turn-level recall@10 any / all: 1.0 gave 0.827 / 0.706, 0.25-0.5 gave
+0.866-0.870 / 0.758-0.762, 0 gave 0.857 / 0.745); on conv-41, 42 and 43, not looked at while
+choosing, 1.0 gave 0.802 / 0.692 and 0.4 gave 0.837 / 0.716 (BENCHMARKS.md, "Recall on
+LoCoMo")."""
 
 
 def fold_evidence(
@@ -15,6 +26,7 @@ def fold_evidence(
     evidence: Mapping[str, Sequence[str]],
     *,
     per_turn: Mapping[str, bool] | None = None,
+    whole_weight: float = 1.0,
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Evidence-level fusion: add each derived record's fused score onto the turns it cites.
 
@@ -41,7 +53,7 @@ def fold_evidence(
         if score is None or not turn_ids:
             continue
         whole = bool(per_turn and per_turn.get(record_id))
-        share = score if whole else score / len(turn_ids)
+        share = score * whole_weight if whole else score / len(turn_ids)
         for turn_id in dict.fromkeys(turn_ids):
             folded[turn_id] = folded.get(turn_id, 0.0) + share
             support.setdefault(turn_id, {})[record_id] = share

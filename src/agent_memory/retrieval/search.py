@@ -9,8 +9,10 @@ default). When turns are among the kinds searched, hybrid search does two more t
   each other down one shared list; each list's top hit weighs the same in the fusion;
 * evidence-level fusion (:func:`.fusion.fold_evidence`) then adds every derived record's fused
   score onto the turns it cites: a turn found by its own text, by a fact extracted from it and
-  by its session's summary ranks above a turn found once. Derived records keep their own score
-  and stay in the results;
+  by its session's summary ranks above a turn found once. A fact adds
+  :data:`~.fusion.FACT_FOLD_WEIGHT` (0.4) of its score, since it restates part of its turn;
+  a summary shares its score out over its turns. Derived records keep their own score and
+  stay in the results;
 * a person the query names (a speaker of the user's turns) is taken out of the text embedded
   and matched, and becomes a prior on the fused scores of that person's turns and facts
   (:mod:`.subjects`).
@@ -32,7 +34,7 @@ from ..errors import EmptyContentError
 from ..models import DERIVED_KINDS, MemoryRecord, RecordKind, as_utc, require_scope
 from ..stores.base import CONTENT, MemoryStore, RecordQuery
 from ..stores.search import SearchHit, SignalHit, StoreSearch
-from .fusion import DEFAULT_RRF_K, fold_evidence
+from .fusion import DEFAULT_RRF_K, FACT_FOLD_WEIGHT, fold_evidence
 from .hits import Hit, Provenance, SearchMode, Signal
 from .subjects import SUBJECT_WEIGHT, apply_prior, named_speakers, strip_names
 
@@ -94,6 +96,8 @@ class SearchRequest(BaseModel):
             (:mod:`.subjects`): names of speakers the query mentions are stripped from the
             searched text and their turns' and facts' scores multiplied by ``1 + weight``;
             0 turns the mechanism off.
+        fact_fold: with evidence fusion, the share of a fact's or insight's fused score added
+            onto each turn it cites (:data:`~.fusion.FACT_FOLD_WEIGHT`).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -106,6 +110,7 @@ class SearchRequest(BaseModel):
     fields: tuple[str, ...] = (CONTENT,)
     evidence_fusion: bool = True
     subject_prior: float = Field(default=SUBJECT_WEIGHT, ge=0.0)
+    fact_fold: float = Field(default=FACT_FOLD_WEIGHT, ge=0.0)
 
     @property
     def pool(self) -> int:
@@ -170,7 +175,8 @@ async def search(
     ranked = sorted(fused, key=lambda pair: (-pair[1], order[pair[0]]))
     if request.mode == SearchMode.HYBRID:
         if request.folds_evidence:
-            ranked, support = await _fold(store, user_id, query, ranked, records)
+            ranked, support = await _fold(store, user_id, query, ranked, records,
+                                          request.fact_fold)
         if names:
             ranked, factors = apply_prior(dict(ranked), records, names, request.subject_prior)
     hits = []
@@ -243,16 +249,19 @@ async def _fold(
     query: RecordQuery,
     ranked: list[tuple[str, float]],
     records: dict[str, MemoryRecord],
+    fact_fold: float = FACT_FOLD_WEIGHT,
 ) -> tuple[list[tuple[str, float]], dict[str, dict[str, float]]]:
-    """Evidence-level fusion over fused ``ranked`` scores; fetches the cited turns not yet
-    among the candidates (through ``query``, so they pass the same filters) into ``records``."""
+    """Evidence-level fusion over fused ``ranked`` scores (a fact or insight adds ``fact_fold``
+    of its score to each turn it cites); fetches the cited turns not yet among the candidates
+    (through ``query``, so they pass the same filters) into ``records``."""
     scores = dict(ranked)
     evidence = {
         rid: list(r.evidence) for rid, r in records.items()
         if r.kind in DERIVED_KINDS and r.evidence
     }
     per_turn = {rid: records[rid].kind in _WHOLE_KINDS for rid in evidence}
-    folded, support = fold_evidence(scores, evidence, per_turn=per_turn)
+    folded, support = fold_evidence(scores, evidence, per_turn=per_turn,
+                                    whole_weight=fact_fold)
     missing = [t for t in folded if t not in records]
     if missing:
         turns_query = query.model_copy(
@@ -271,5 +280,6 @@ async def _fold(
 
 
 _WHOLE_KINDS = frozenset({RecordKind.FACT, RecordKind.INSIGHT})
-"""Derived kinds whose whole score goes to each turn they cite (a fact restates its turn);
-other kinds (summaries, interactions, profiles) share theirs out over their evidence."""
+"""Derived kinds whose score (times ``fact_fold``) goes to each turn they cite (a fact restates
+its turn); other kinds (summaries, interactions, profiles) share theirs out over their
+evidence."""

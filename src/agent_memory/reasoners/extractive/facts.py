@@ -34,7 +34,7 @@ from .parse import Clause, clauses, parse
 from .person import SELF_WORDS as _SELF_WORDS
 from .person import YOU_WORDS as _YOU_WORDS
 from .person import Speaker, household_of, parse_pronouns, to_third_person
-from .select import worth
+from .select import candidate, worth
 from .sentences import content_terms, entities, split_sentences, words
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -241,7 +241,7 @@ def _rewrite(clause: Clause, speaker: Speaker) -> str:
     if clause.kind == "none":
         given = _add_subject(text)
         text = given if given != text else f"I {text[0].lower()}{text[1:]}"
-    text = to_third_person(text, speaker)
+    text = to_third_person(text, speaker, clause.tags)
     return finish_sentence(text[:1].upper() + text[1:])
 
 
@@ -260,10 +260,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         (turn, resolved, clause)
         for (turn, resolved), found in zip(
             pending, clauses(parse([r.text for _, r in pending]), names), strict=True)
-        for clause in found
-        if clause.kind != "other" and not clause.question and clause.nouns
-        and len(content_terms(clause.text)) >= 2
-        and not _YOU_WORDS.intersection(words(clause.text))]
+        for clause in found if candidate(clause)]
     chosen: dict[str, list[tuple[float, int]]] = {}
     for index, p in enumerate(worth([c for _, _, c in candidates], embed)):
         if p >= FACT_THRESHOLD:

@@ -36,6 +36,7 @@ _DISCOURSE = word_set(
 _SELF = frozenset(("i", "me", "myself"))
 _OWN = frozenset(("my", "our", "mine", "ours"))
 _ANAPHORA = word_set("it that this these those them they one stuff everything there here")
+_BE = word_set("am 'm is 's are 're was were be been being")
 KINDS = ("self", "group", "own", "none", "other")
 """The clause kinds, in feature order."""
 
@@ -81,6 +82,11 @@ class Clause:
             concrete it is).
         anaphora: pronouns pointing outside the clause (it, that, this, them, ...).
         sentence: the sentence the clause came from.
+        copular: the head verb is a form of "be" with a predicate ("I'm vegetarian", "I'm a
+            nurse", "I'm 34"): a self-description when the subject is the speaker.
+        tags: lower-cased word -> fine-grained tag (``VBP``, ``VBD``...) of the clause's
+            tokens (first occurrence), for verb agreement when the clause is rewritten in the
+            third person (:func:`.person.to_third_person`).
     """
 
     text: str
@@ -92,6 +98,8 @@ class Clause:
     nouns: int = 0
     anaphora: int = 0
     sentence: str = ""
+    copular: bool = False
+    tags: dict[str, str] = field(default_factory=dict)
 
 
 def _verbs(root: Any) -> list[Any]:
@@ -110,6 +118,13 @@ def _verbs(root: Any) -> list[Any]:
                     and any(g.dep_ in _SUBJECTS for g in c.children)
                     and not any(g.dep_ == "mark" or g.tag_ == "WRB" for g in c.children))
     return sorted(found, key=lambda t: t.i)
+
+
+def _contracted(verb: Any) -> bool:
+    """``verb`` is the first half of a contraction such as "gonna" or "wanna" (spaCy splits
+    it into "gon" + "na"): a subjectless plan ("Gonna try pottery"), not an imperative."""
+    doc = verb.doc
+    return verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in ("na", "ta")
 
 
 def _kind(subject: Any | None) -> str:
@@ -179,7 +194,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 else:
                     shared, lead = subject, None
                 kind = _kind(subject)
-                if kind == "none" and verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb:
+                if (kind == "none" and verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
+                        and not _contracted(verb)):
                     kind = "other"  # an imperative: "Check this out"
                 elif kind == "other" and subject.pos_ in ("NOUN", "PROPN") and any(
                         t.lower_ in _SELF or t.lower_ in _OWN for t in tokens):
@@ -190,12 +206,17 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 if lead is not None:
                     text = f"{_words(list(lead.subtree))} {text}"
                 aux = next((c.tag_ for c in verb.children if c.dep_ == "aux"), verb.tag_)
+                tags: dict[str, str] = {}
+                for token in tokens:
+                    tags.setdefault(token.lower_, token.tag_)
                 found.append(Clause(
                     text=text, kind=kind, verb=aux,
                     negated=any(c.dep_ == "neg" for c in verb.children),
                     entities=[e.label_ for e in doc.ents
                               if e.start >= tokens[0].i and e.end <= tokens[-1].i + 1],
-                    question=question, sentence=sent.text.strip(),
+                    question=question, sentence=sent.text.strip(), tags=tags,
+                    copular=verb.lower_ in _BE and any(
+                        c.dep_ in ("acomp", "attr") for c in verb.children),
                     nouns=sum(t.pos_ in ("NOUN", "PROPN", "NUM")
                               and t.ent_type_ not in ("DATE", "TIME") for t in tokens),
                     anaphora=sum(t.lower_ in _ANAPHORA and t.dep_ != "expl" for t in tokens)))

@@ -10,12 +10,16 @@ of the sentence is kept verbatim):
   ``metadata["pronouns"]``, e.g. "she/her"), else the name again for a subject or object and
   singular "their"/"themself" for a possessive or reflexive.
 - Verb agreement after a rewritten "I" ("I am" -> "is", "I love" -> "loves", "I was" stays),
-  except in a compound subject ("my husband and I want" keeps "want").
+  except in a compound subject ("my husband and I want" keeps "want"). With the sentence's
+  part-of-speech tags (``tags``, from the parse) a present-tense verb (``VBP``/``VB``) takes
+  its -s form and any other tag stays, so "we need" becomes "Priya needs" although "need"
+  ends like a past form; without tags a word list and the -ed ending decide.
 - A clause coordinated with the sentence's own subject drops the repeated subject
   ("I'm 34 and I work as a nurse" -> "Priya is 34 and works as a nurse").
 - we/us: the speaker's household when known ("Priya and her husband", :class:`Speaker`), else
   "Priya and family" when the sentence mentions family, else the speaker alone ("we went
-  camping" -> "Priya went camping"); once a group is named (or "X and I" was seen) later
+  camping" -> "Priya went camping"; a later "we" takes their pronoun when known: "We think we
+  need" -> "Priya thinks she needs"); once a group is named (or "X and I" was seen) later
   we/us/our become they/them/their.
 
 :func:`address_listener` replaces "you"/"your" in a two-person conversation with the
@@ -25,6 +29,7 @@ listener's name, so an advisor's "it is the best return available to you" can be
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .sentences import word_set
@@ -128,8 +133,11 @@ def _previous_word(tokens: list[str], index: int) -> str | None:
     return tokens[j].lower() if j >= 0 and tokens[j][:1].isalpha() else None
 
 
-def _agree(tokens: list[str], subject: int) -> None:
-    """Put the verb after a rewritten "I" (now a third-person singular) in agreement."""
+def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = None) -> None:
+    """Put the verb after a rewritten "I" (now a third-person singular) in agreement.
+
+    ``tags`` (lower-cased word -> Penn tag) decides when it tags the word as a verb: ``VBP``/
+    ``VB`` agree, other verb tags stay; otherwise :data:`_KEEP_VERB` and the -ed ending do."""
     j = _next_word(tokens, subject)
     while j is not None:
         low = tokens[j].lower()
@@ -146,8 +154,14 @@ def _agree(tokens: list[str], subject: int) -> None:
         return
     verb = tokens[j]
     low = verb.lower()
+    tag = tags.get(low) if tags else None
+    if tag is not None and not tag.startswith(("VB", "MD")):
+        tag = None  # a verb the tagger read as something else: the word list decides
     if low in _THIRD_SINGULAR:
         tokens[j] = _THIRD_SINGULAR[low]
+    elif tag is not None and "'" not in low and not verb[0].isupper():
+        if tag in ("VBP", "VB"):
+            tokens[j] = _s_form(low)
     elif low in _KEEP_VERB or low.endswith("ed") or "'" in low or verb[0].isupper():
         return
     else:
@@ -168,10 +182,13 @@ def _group(speaker: Speaker, sentence: str, name: str) -> str:
 _CONTRACTION_TAIL = {"i'm": "is", "i've": "has", "i'll": "will"}
 
 
-def to_third_person(sentence: str, speaker: Speaker | str) -> str:
+def to_third_person(sentence: str, speaker: Speaker | str,
+                    tags: Mapping[str, str] | None = None) -> str:
     """Rewrite a first-person ``sentence`` by ``speaker`` in the third person.
 
     See the module docstring for the rules. A plain string is taken as the speaker's name.
+    ``tags`` maps the sentence's lower-cased words to their Penn part-of-speech tags
+    (:attr:`.parse.Clause.tags`); when given, it decides verb agreement.
     """
     if isinstance(speaker, str):
         speaker = Speaker(speaker)
@@ -212,7 +229,7 @@ def to_third_person(sentence: str, speaker: Speaker | str) -> str:
                     tokens[i] = ""
                     if i > 0 and tokens[i - 1].isspace():
                         tokens[i - 1] = ""
-                    _agree(tokens, i)
+                    _agree(tokens, i, tags)
                 continue
             compound = before == "and" and not at_start
             if not mentioned:
@@ -230,7 +247,7 @@ def to_third_person(sentence: str, speaker: Speaker | str) -> str:
                 subject_first = True
             mentioned = True
             if low == "i" and not compound:
-                _agree(tokens, i)
+                _agree(tokens, i, tags)
             continue
         if low == "me":
             tokens[i] = (forms[1] if forms else lower_name) if mentioned else person
@@ -268,6 +285,8 @@ def to_third_person(sentence: str, speaker: Speaker | str) -> str:
         else:
             word = _group(speaker, sentence, person)
             alone = word == person  # "we" read as the speaker: a singular subject
+            if alone and mentioned and forms:  # named already: "... thinks she needs"
+                word = cap(forms[0] if base == "we" else forms[1])
             group_named = not alone
             mentioned = True
         tail = {"re": " are", "ve": " have", "ll": " will", "d": " would"}.get(contraction, "")
@@ -275,7 +294,7 @@ def to_third_person(sentence: str, speaker: Speaker | str) -> str:
             tail = {" are": " is", " have": " has"}.get(tail, tail)
         tokens[i] = word + tail
         if alone and base == "we" and not tail:
-            _agree(tokens, i)
+            _agree(tokens, i, tags)
     return "".join(tokens)
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from ...embedders.base import Embedder
 from ...errors import ModelUnavailableError
 from .parse import KINDS, Clause
-from .sentences import word_set
+from .sentences import content_terms, word_set, words
 
 WEIGHTS = Path(__file__).with_name("clause_selector.npz")
 """The shipped weights: ``coef`` (n_features,), ``intercept`` (1,)."""
@@ -32,7 +32,7 @@ _TENSES = (("VBD", "VBN"), ("VBP", "VBZ"), ("MD",), ("VBG",))
 _YOU = word_set("you your yours yourself you're you've you'll you'd")
 PARSE_FEATURES = (*(f"kind_{k}" for k in KINDS), "past", "present", "modal", "gerund",
                   "negated", "named", "amount", "time", "question", "you", "log_words",
-                  "log_nouns", "anaphora")
+                  "log_nouns", "anaphora", "copular")
 """Names of the parse features, after the embedding, in order."""
 
 _SHARED: list[Embedder] = []
@@ -54,6 +54,25 @@ def shared_embedder() -> Embedder:
         return _SHARED[0]
 
 
+def candidate(clause: Clause) -> bool:
+    """Whether ``clause`` may become a fact at all, before the learned decision.
+
+    It must be the speaker's own claim (kind not ``other``), a statement, free of the second
+    person ("I'm so proud of you"), and concrete: a noun or number outside dates and at least
+    two content terms ("I work as a pharmacist"), or a self-description by "be" with at least
+    one content term ("I'm vegetarian", "I'm 34", "I'm a nurse"), which says what the speaker
+    is in a single word.
+    """
+    if clause.kind == "other" or clause.question:
+        return False
+    if _YOU.intersection(words(clause.text)):
+        return False
+    terms = content_terms(clause.text)
+    if clause.copular and clause.kind == "self":
+        return bool(terms)
+    return clause.nouns > 0 and len(terms) >= 2
+
+
 def parse_features(clause: Clause) -> list[float]:
     """The :data:`PARSE_FEATURES` of one clause (0/1 flags and log(1 + words))."""
     words = clause.text.lower().split()
@@ -63,7 +82,7 @@ def parse_features(clause: Clause) -> list[float]:
             float(bool(labels & _NAMED)), float(bool(labels & _AMOUNT)),
             float(bool(labels & _TIME)), float(clause.question),
             float(any(w.strip(",.!?") in _YOU for w in words)), math.log1p(len(words)),
-            math.log1p(clause.nouns), float(min(clause.anaphora, 3))]
+            math.log1p(clause.nouns), float(min(clause.anaphora, 3)), float(clause.copular)]
 
 
 def features(clauses: Sequence[Clause],
