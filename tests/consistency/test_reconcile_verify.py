@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from agent_memory import AsyncMemory, Settings
+from agent_memory.models import Fact
 from agent_memory.reasoners.openai import OpenAIReasoner
 from agent_memory.reasoners.reconcile_verify import VerifiedDecision
 from agent_memory.reasoners.scripted import ScriptedChatModel
@@ -71,3 +72,38 @@ async def test_a_contradiction_between_different_holders_is_vetoed(local_embedde
     assert decision.contradictions == []
     assert len(decision.vetoed) == 2
     assert all("ana's" in v.rationale.lower() for v in decision.vetoed)
+
+
+def _llm_groups(*groups: tuple[list[str], str]) -> OpenAIReasoner:
+    answer = {"contradictions": [], "duplicates": [
+        {"fact_ids": ids, "merged_text": text, "rationale": "same claim"} for ids, text in groups]}
+    chat = ScriptedChatModel([json.dumps(answer)])
+    return OpenAIReasoner("test-model", client=chat.async_client(), max_repairs=1)
+
+
+async def test_a_duplicate_group_of_different_claims_is_not_merged(tmp_path,
+                                                                  local_embedder) -> None:
+    def priya(text: str, days: float) -> Fact:
+        return fact(text, days, user="priya", subject="Priya")
+
+    retire = priya("Priya wants to retire by 60.", 1)
+    pension = priya("Priya wants to raise her pension contribution to 6%.", 2)
+    nurse, same = priya("Priya works as a nurse.", 3), priya("Priya is a nurse.", 4)
+    reasoner = _llm_groups(
+        ([retire.id, pension.id], "Priya wants to retire by 60 and raise it to 6%."),
+        ([nurse.id, same.id], "Priya works as a nurse."))
+    decision = await reasoner.reconcile([retire, pension, nurse, same])
+    assert isinstance(decision, VerifiedDecision)
+    assert [g.fact_ids for g in decision.duplicates] == [[nurse.id, same.id]]
+    [vetoed] = decision.vetoed_duplicates
+    assert vetoed.fact_ids == [retire.id, pension.id]
+    assert vetoed.rationale.startswith("vetoed: offline P(")
+    settings = Settings.load(store=str(tmp_path / "m.db"))
+    async with AsyncMemory.open(settings, embedder=local_embedder,
+                                reasoner=_llm_groups(
+                                    ([retire.id, pension.id], "Priya wants both."))) as memory:
+        await memory.components.write([retire, pension])
+        result = await memory.reconcile_memories("priya")
+        assert result.merged == 0
+        texts = {f.content for f in await memory.get_memories("priya", kinds=["fact"])}
+        assert texts == {retire.content, pension.content}

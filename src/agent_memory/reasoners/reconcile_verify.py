@@ -1,4 +1,5 @@
-"""An LLM's proposed contradictions, checked against the learned offline decision.
+"""An LLM's proposed contradictions and duplicate groups, checked against the learned offline
+decision.
 
 A small model asked to reconcile a pool tends to call any two facts about one person a
 contradiction (a 1.5B model called 19 of 20 duplicate or unrelated pairs contradictions), and
@@ -16,9 +17,15 @@ and
   offline decision does not call the pair a duplicate (the same value) with that confidence.
 
 Every other proposal is vetoed: kept out of the decision, logged, and counted in
-:attr:`VerifiedDecision.vetoed` with the offline probabilities. Duplicate groups pass as
-proposed. Without the local embedder (no model files) nothing can be checked, so every
-proposed contradiction is vetoed (the safe side) and the reason logged.
+:attr:`VerifiedDecision.vetoed` with the offline probabilities.
+
+A proposed duplicate group merges only when no two of its facts have different holders or
+are called contradicting or unrelated by the offline decision with probability of at least
+:data:`CONFIDENT` (a small model proposed "wants to retire by 60" and "wants to raise her
+pension contribution to 6%" as one claim); otherwise the group is kept out
+(:attr:`VerifiedDecision.vetoed_duplicates`) and its facts stay as they are. Without the local
+embedder (no model files) nothing can be checked, so every proposal is vetoed (the safe side)
+and the reason logged.
 """
 
 from __future__ import annotations
@@ -26,13 +33,20 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
+from itertools import combinations
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
 from .._threads import run_in_worker
 from ..errors import ModelUnavailableError
 from ..models import Fact
-from .reconcile_models import Contradiction, ReconcileDecision
+from .reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .extractive.claims import Claim
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +76,11 @@ class VerifiedDecision(ReconcileDecision):
 
     Attributes:
         vetoed: the proposed contradictions kept out, each rationale stating why.
+        vetoed_duplicates: the proposed duplicate groups kept out (not merged), likewise.
     """
 
     vetoed: list[Contradiction] = Field(default_factory=list)
+    vetoed_duplicates: list[DuplicateGroup] = Field(default_factory=list)
 
 
 class Verifier:
@@ -91,8 +107,8 @@ class Verifier:
             return self._parts
 
     def check(self, decision: ReconcileDecision, facts: Sequence[Fact]) -> VerifiedDecision:
-        """Keep the proposed contradictions the offline decision does not refute (see the
-        module docstring); pass the duplicate groups through.
+        """Keep the proposed contradictions and duplicate groups the offline decision does
+        not refute (see the module docstring).
 
         Args:
             decision: the LLM's decision over ``facts`` (ids already checked to be in it).
@@ -100,28 +116,34 @@ class Verifier:
         """
         from .extractive.reconcile import _read, default_model, is_candidate, pair_matrix
 
-        if not decision.contradictions:
-            return VerifiedDecision(duplicates=decision.duplicates)
+        if not decision.contradictions and not decision.duplicates:
+            return VerifiedDecision()
         index = {f.id: k for k, f in enumerate(facts)}
         pairs = [(index[c.first_id], index[c.second_id]) for c in decision.contradictions]
+        group_pairs = [[(index[a], index[b]) for a, b in combinations(dict.fromkeys(g.fact_ids), 2)]
+                       for g in decision.duplicates]
         try:
             embedder, attributes, lexicon = self._load()
         except ModelUnavailableError as exc:
-            log.warning("LLM contradictions not verified, all vetoed: %s", exc)
-            return VerifiedDecision(duplicates=decision.duplicates, vetoed=[
+            log.warning("LLM reconciliation not verified, every proposal vetoed: %s", exc)
+            return VerifiedDecision(vetoed=[
                 c.model_copy(update={"rationale": f"unverified ({exc}): {c.rationale}"})
-                for c in decision.contradictions])
-        subset = sorted({k for pair in pairs for k in pair})
+                for c in decision.contradictions], vetoed_duplicates=[
+                g.model_copy(update={"rationale": f"unverified ({exc}): {g.rationale}"})
+                for g in decision.duplicates])
+        every = pairs + [pair for group in group_pairs for pair in group]
+        subset = sorted({k for pair in every for k in pair})
         local = {k: n for n, k in enumerate(subset)}
         pool = [facts[k] for k in subset]
         vectors = embedder.embed_sync([f.content for f in pool])
         reading = _read(pool, attributes)
-        rows = pair_matrix(pool, vectors, [(local[i], local[j]) for i, j in pairs],
+        rows = pair_matrix(pool, vectors, [(local[i], local[j]) for i, j in every],
                            attributes=attributes, lexicon=lexicon, reading=reading)
         probs = default_model().probabilities(rows)
+        judged = {pair: (p, row) for pair, p, row in zip(every, probs, rows, strict=True)}
         kept, vetoed = [], []
-        for proposal, (i, j), p, row in zip(decision.contradictions, pairs, probs, rows,
-                                            strict=True):
+        for proposal, (i, j) in zip(decision.contradictions, pairs, strict=True):
+            p, row = judged[(i, j)]
             claim_i, claim_j = reading[0][local[i]], reading[0][local[j]]
             attribute = reading[1][local[i]]
             if claim_i.subject != claim_j.subject or not is_candidate(row):
@@ -131,8 +153,7 @@ class Verifier:
                     "rationale": f"vetoed: {why}; proposed: {proposal.rationale}"}))
                 log.info("LLM contradiction %s / %s vetoed: %s", facts[i].id, facts[j].id, why)
                 continue
-            named = (claim_i.subject == claim_j.subject and attribute is not None
-                     and attribute == reading[1][local[j]]
+            named = (attribute is not None and attribute == reading[1][local[j]]
                      and _names(proposal.rationale, attribute))
             refuted = max(p[0], p[2]) >= self.confident
             if not refuted or (named and p[0] < self.confident):
@@ -147,8 +168,33 @@ class Verifier:
                     f"proposed: {proposal.rationale}")}))
                 log.info("LLM contradiction %s / %s vetoed: offline P(%s) %.2f", facts[i].id,
                          facts[j].id, label, max(p[0], p[2]))
-        return VerifiedDecision(duplicates=decision.duplicates, contradictions=kept,
-                                vetoed=vetoed)
+        groups, vetoed_groups = [], []
+        for group, members in zip(decision.duplicates, group_pairs, strict=True):
+            why = None
+            for i, j in members:
+                why = self._refutes_merge(reading[0][local[i]], reading[0][local[j]],
+                                          judged[(i, j)][0])
+                if why is not None:
+                    break
+            if why is None:
+                groups.append(group)
+                continue
+            vetoed_groups.append(group.model_copy(
+                update={"rationale": f"vetoed: {why}; proposed: {group.rationale}"}))
+            log.info("LLM duplicate group %s vetoed: %s", group.fact_ids, why)
+        return VerifiedDecision(duplicates=groups, contradictions=kept, vetoed=vetoed,
+                                vetoed_duplicates=vetoed_groups)
+
+    def _refutes_merge(self, a: Claim, b: Claim, p: np.ndarray) -> str | None:
+        """Why two facts of a proposed duplicate group may not merge, or ``None``: other
+        holders, or the offline decision calls them contradicting or unrelated with
+        probability >= ``confident``."""
+        if a.subject != b.subject:
+            return f"about {a.subject!r} and {b.subject!r}"
+        if max(p[1], p[2]) >= self.confident:
+            label = "contradiction" if p[1] >= p[2] else "unrelated"
+            return f"offline P({label}) {max(p[1], p[2]):.2f}"
+        return None
 
     async def acheck(self, decision: ReconcileDecision,
                      facts: Sequence[Fact]) -> VerifiedDecision:
