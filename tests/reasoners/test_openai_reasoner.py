@@ -332,3 +332,23 @@ async def test_locomo_session_facts_cite_real_dia_ids(locomo_path):
     text = user_message(chat.requests[0])
     fenced = text[text.index("<conversation>"): text.index("</conversation>")]
     assert all(f"[{t.id}] {when:%Y-%m-%d}" in fenced for t in turns)
+
+
+async def test_a_summary_compresses_the_new_turns_about_five_to_one():
+    """The budget is the offline summarizer's: one token per five of the new turns (at least
+    the minimum), and a long answer keeps its first whole sentences."""
+    from agent_memory.reasoners.extractive.summarize import MIN_SUMMARY_TOKENS
+
+    turns = make_turns(*[("Priya", "user", (f"I checked savings account number {i} today and "
+                          "the balance grew a little since the last statement arrived."))
+                         for i in range(12)])
+    sentences = [f"Priya checked savings account {i} and saw its balance grow." for i in range(12)]
+    chat = ScriptedChatModel([{"text": " ".join(sentences), "key_topics": [], "evidence": []}])
+    draft = await reasoner_for(chat).summarize_thread(None, turns, max_tokens=400)
+    source = sum(count_tokens(t.content) for t in turns)
+    budget = max(MIN_SUMMARY_TOKENS, source // 5)
+    assert count_tokens(draft.text) <= budget
+    assert source / count_tokens(draft.text) >= 5
+    assert draft.text.startswith(sentences[0]) and draft.text.endswith(".")
+    # the prompt states the compressed budget, not max_tokens
+    assert "400" not in user_message(chat.requests[0]) + chat.requests[0]["messages"][0]["content"]

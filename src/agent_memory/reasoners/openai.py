@@ -27,6 +27,7 @@ Example::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -44,6 +45,7 @@ from . import openai_profile as _profile
 from . import openai_reconcile as _reconcile
 from . import openai_sessions as _sessions
 from .base import FactExtraction, FieldAssignment, Reasoner, SummaryDraft
+from .extractive.summarize import compression_budget
 from .openai_chat import RESPONSE_FORMATS, ChatEndpoint, ResponseFormat
 from .openai_client import (
     COMPATIBLE_PLACEHOLDER_KEY,
@@ -180,7 +182,10 @@ class OpenAIReasoner(Reasoner):
         """Fold ``turns`` into ``previous`` (see :meth:`Reasoner.summarize_thread`).
 
         Evidence ids not among ``turns`` are dropped; when none remain, every given turn is
-        cited. A text over ``max_tokens`` (``count_tokens``) is cut to the budget. Turns that
+        cited. The budget of each request is the offline summarizer's compression budget
+        (:func:`.extractive.summarize.compression_budget`: the previous summary's length plus
+        one token per five of the new turns, within ``max_tokens``); a longer answer loses its
+        last sentences (or is cut, for one long sentence) to fit. Turns that
         do not fit in one request (``context_tokens``) are folded in request by request, each
         answer being the previous summary of the next.
 
@@ -202,7 +207,9 @@ class OpenAIReasoner(Reasoner):
             self.context_tokens, fixed, max_tokens + chunking.SUMMARY_ANSWER_OVERHEAD)
         evidence: list[str] = []
         for part in chunking.pack_turns(turns, budget):
-            draft = await self._summarize_part(previous, part, max_tokens, schema)
+            # compress as the offline summarizer does: about COMPRESSION:1 on the new turns
+            limit = compression_budget(previous, part, max_tokens)
+            draft = await self._summarize_part(previous, part, limit, schema)
             previous = draft.text
             evidence += [e for e in draft.evidence if e not in evidence]
         return draft.model_copy(update={"evidence": evidence})
@@ -372,8 +379,18 @@ def _keep_known(ids: Sequence[str], known: set[str]) -> list[str]:
 
 
 def _fit(text: str, max_tokens: int) -> str:
+    """``text`` within ``max_tokens``: whole sentences from the start while they fit, else the
+    first sentence cut to the budget."""
     text = text.strip()
-    return text if count_tokens(text) <= max_tokens else truncate_tokens(text, max_tokens)
+    if count_tokens(text) <= max_tokens:
+        return text
+    kept = ""
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        longer = f"{kept} {sentence}".strip()
+        if count_tokens(longer) > max_tokens:
+            break
+        kept = longer
+    return kept or truncate_tokens(text, max_tokens)
 
 
 def _check_budget(max_tokens: int) -> None:
