@@ -112,11 +112,6 @@ def content_words(predicate: str, stemmed: bool = True) -> list[str]:
     return [lx.stem(w) for w in words] if stemmed else words
 
 
-def terms_of(text: str) -> frozenset[str]:
-    """Stemmed content words of a text."""
-    return frozenset(content_words(text))
-
-
 def split_subject(text: str, hint: str | None) -> tuple[str, str] | None:
     """``(subject, predicate)``, following possessives of relations ("Ana's sister"); a
     subject named elsewhere in the sentence is masked ("Dance is Gina's way to relax")."""
@@ -213,7 +208,8 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         irrealis = True
     plain = content_words(rest, stemmed=False)
     lowered = {w.lower() for w in lx.WORD.findall(rest.lower())}
-    return Claim(subject, rest, positive, change, lx.numbers_in(rest), terms_of(rest),
-                 " ".join(whens), irrealis, bool(_PAST_STATE.match(rest)) and not change,
+    return Claim(subject, rest, positive, change, lx.numbers_in(rest),
+                 frozenset(content_words(rest)), " ".join(whens), irrealis,
+                 bool(_PAST_STATE.match(rest)) and not change,
                  lx.stem(plain[0]) if plain else "", tuple(plain),
                  frozenset(lowered & lx.QUALIFIERS | (lowered & lx.PRIVATIVE)), done, context)

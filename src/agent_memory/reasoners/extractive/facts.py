@@ -194,21 +194,9 @@ def score_importance(text: str, category: str, dated: bool) -> int:
     +1 when a date was stated or resolved; +1 for a number; +1 for a named entity;
     -1 when hedged ("maybe", "I think"); -1 for fewer than 7 words. Clamped to 1-10.
     """
-    score = 4
-    if _LIFE_EVENT.search(text):
-        score += 3
-    if category in _HIGH_CATEGORIES:
-        score += 1
-    if dated:
-        score += 1
-    if _NUMBER.search(text):
-        score += 1
-    if entities(text):
-        score += 1
-    if _HEDGE.search(text):
-        score -= 1
-    if len(words(text)) < 7:
-        score -= 1
+    score = (4 + 3 * bool(_LIFE_EVENT.search(text)) + (category in _HIGH_CATEGORIES) + dated
+             + bool(_NUMBER.search(text)) + bool(entities(text)) - bool(_HEDGE.search(text))
+             - (len(words(text)) < 7))
     return max(1, min(10, score))
 
 
@@ -322,11 +310,7 @@ def extract_facts(turns: Sequence[Turn], embed: Embed | None = None) -> FactExtr
         for turn in turns if turn.speaker
         for part in (turn.speaker, turn.speaker.split()[0])
     )
-    seen: set[str] = set()
-    facts: list[FactDraft] = []
+    unique: dict[str, FactDraft] = {}
     for fact in _extract(turns, names, speakers_of(turns), embed):
-        key = normalize_text(fact.text)
-        if key not in seen:
-            seen.add(key)
-            facts.append(fact)
-    return FactExtraction(facts=facts)
+        unique.setdefault(normalize_text(fact.text), fact)
+    return FactExtraction(facts=list(unique.values()))

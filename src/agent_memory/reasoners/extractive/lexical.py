@@ -51,7 +51,6 @@ class Lexicon:
         self._firsts = lru_cache(maxsize=65536)(self._first_senses)  # type: ignore[method-assign]
 
     def _find(self, word: str) -> tuple[Synset, ...]:
-        word = word.lower().replace(" ", "_")
         out: list[Synset] = []
         for pos in ("n", "v", "a"):
             found = self.wordnet.senses(word, pos) or self.wordnet.senses(
@@ -75,12 +74,10 @@ class Lexicon:
 
     def _base_forms(self, word: str) -> frozenset[str]:
         """The base forms of ``word`` in the index, over nouns, verbs and adjectives."""
-        word = word.lower().replace(" ", "_")
         return frozenset(f for pos in ("n", "v", "a") for f in self.wordnet.lemmas(word, pos))
 
     def _first_senses(self, word: str) -> frozenset[tuple[str, int]]:
         """Keys of ``word``'s most frequent sense per part of speech."""
-        word = word.lower().replace(" ", "_")
         return frozenset(found[0].key for pos in ("n", "v", "a")
                          if (found := self.wordnet.senses(word, pos)))
 
@@ -135,7 +132,7 @@ class Lexicon:
         """``word``'s verb and adjective senses, and their keys with the heads they are
         similar to."""
         synsets = tuple(s for s in self._synsets(word) if s.key[0] != "n")
-        return synsets, {s.key for s in synsets} | _similar(self.wordnet, synsets)
+        return synsets, {s.key for s in synsets} | _similar(synsets)
 
     def similar(self, a: str, b: str) -> bool:
         """Whether adjectives ``a`` and ``b`` share a head in WordNet's adjective clusters
@@ -153,11 +150,11 @@ class Lexicon:
             return True
         heads_b = self._heads(b)[1]
         return any(p.symbol == "!" and p.target in heads_b
-                   for k in _similar(self.wordnet, synsets_a)
+                   for k in _similar(synsets_a)
                    for p in self.wordnet.synset(*k).pointers)
 
 
-def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]]:
+def _similar(synsets: Iterable[Synset]) -> set[tuple[str, int]]:
     """Keys of the head adjectives the satellites among ``synsets`` are similar to."""
     return {p.target for s in synsets for p in s.pointers if p.symbol == "&"}
 
@@ -201,9 +198,10 @@ def gloss_relations(a: Sequence[str], b: Sequence[str],
 def word_relations(a: Sequence[str], b: Sequence[str],
                    lexicon: Lexicon | None) -> tuple[int, int, int]:
     """``(same, entailed, opposite)``: how many of the words only in ``a`` have a word only in
-    ``b`` of the same sense or adjective cluster (:meth:`Lexicon.same`, :meth:`Lexicon.similar`), in an entailment either way
-    (:meth:`Lexicon.entails`), or opposite (:meth:`Lexicon.opposite`). All zero without a
-    lexicon. Words are compared as written (lower case)."""
+    ``b`` of the same sense or adjective cluster (:meth:`Lexicon.same`,
+    :meth:`Lexicon.similar`), in an entailment either way (:meth:`Lexicon.entails`), or
+    opposite (:meth:`Lexicon.opposite`). All zero without a lexicon. Words are compared as
+    written (lower case)."""
     if lexicon is None:
         return 0, 0, 0
     only_a = [w for w in dict.fromkeys(a) if w not in b][:WORDS]

@@ -115,22 +115,13 @@ def _s_form(verb: str) -> str:
     return verb + "s"
 
 
-def _next_word(tokens: list[str], index: int) -> int | None:
-    """Index of the next word token after ``index`` when only whitespace lies between."""
-    j = index + 1
-    while j < len(tokens) and (not tokens[j] or tokens[j].isspace()):
-        j += 1
-    if j < len(tokens) and tokens[j][0].isalpha():
-        return j
-    return None
-
-
-def _previous_word(tokens: list[str], index: int) -> str | None:
-    """The lower-cased word before ``index`` when only whitespace lies between."""
-    j = index - 1
-    while j >= 0 and (not tokens[j] or tokens[j].isspace()):
-        j -= 1
-    return tokens[j].lower() if j >= 0 and tokens[j][:1].isalpha() else None
+def _next_word(tokens: list[str], index: int, step: int = 1) -> int | None:
+    """Index of the next word token after ``index`` (before it when ``step`` is -1) when only
+    whitespace lies between."""
+    j = index + step
+    while 0 <= j < len(tokens) and (not tokens[j] or tokens[j].isspace()):
+        j += step
+    return j if 0 <= j < len(tokens) and tokens[j][0].isalpha() else None
 
 
 def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = None) -> None:
@@ -173,9 +164,7 @@ def _group(speaker: Speaker, sentence: str, name: str) -> str:
     (never an unnamed "and others")."""
     forms = PRONOUNS.get(speaker.pronoun or "")
     if speaker.household:
-        if forms:
-            return f"{name} and {forms[2]} {speaker.household}"
-        return f"{name} and family"
+        return f"{name} and {forms[2]} {speaker.household}" if forms else f"{name} and family"
     return f"{name} and family" if _FAMILY_WORDS.search(sentence) else name
 
 
@@ -212,7 +201,8 @@ def to_third_person(sentence: str, speaker: Speaker | str,
             return word[0].upper() + word[1:] if at_start else word
 
         if low in ("i", "i'm", "i've", "i'd", "i'll"):
-            before = _previous_word(tokens, i)
+            j = _next_word(tokens, i, -1)
+            before = tokens[j].lower() if j is not None else None
             tail = ""
             if low != "i":
                 tail = _CONTRACTION_TAIL.get(low, "")
@@ -232,16 +222,10 @@ def to_third_person(sentence: str, speaker: Speaker | str,
                     _agree(tokens, i, tags)
                 continue
             compound = before == "and" and not at_start
-            if not mentioned:
-                word = person
-            else:
-                word = forms[0] if forms else lower_name
+            word = (forms[0] if forms else lower_name) if mentioned else person
             if compound:  # "my husband and I want": a plural subject
                 group_named = True
-                if tail == "is":
-                    tail = "are"
-                elif tail == "has":
-                    tail = "have"
+                tail = {"is": "are", "has": "have"}.get(tail, tail)
             tokens[i] = f"{word} {tail}" if tail else word
             if at_start:
                 subject_first = True

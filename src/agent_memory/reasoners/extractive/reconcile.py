@@ -27,7 +27,7 @@ import numpy as np
 from ...models import Fact
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of
-from .claims import Claim, parse_claim, terms_of
+from .claims import Claim, content_words, parse_claim
 from .lexical import Lexicon, gloss_relations, word_relations
 from .lexicon import numbers_in
 
@@ -144,17 +144,12 @@ def claim_of(fact: Fact) -> Claim:
     claim = parse_claim(fact.content, fact.subject)
     if claim is not None:
         return claim
-    subject = (fact.subject or "").lower()
-    return Claim(subject, fact.content, True, "", numbers_in(fact.content),
-                 terms_of(fact.content))
+    return Claim((fact.subject or "").lower(), fact.content, True, "", numbers_in(fact.content),
+                 frozenset(content_words(fact.content)))
 
 
-def _names(claim: Claim) -> frozenset[str]:
-    return frozenset(_NAME.findall(claim.predicate))
-
-
-def aligned(a: Sequence[str], b: Sequence[str], words: dict[str, np.ndarray]) -> tuple[float,
-                                                                                         float]:
+def aligned(a: Sequence[str], b: Sequence[str],
+            words: dict[str, np.ndarray]) -> tuple[float, float]:
     """``(min, mean)`` over the words of each side missing from the other of the best cosine
     to a word of the other side (greedy word alignment by embedding, as BERTScore, Zhang et
     al., ICLR 2020); ``(1, 1)`` when no word differs, ``(0, 0)`` without word vectors."""
@@ -185,7 +180,7 @@ def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
     polarity = float(a.positive != b.positive)
     both_numbers = bool(a.numbers) and bool(b.numbers)
     numbers_differ = float(both_numbers and a.numbers != b.numbers)
-    na, nb = _names(a), _names(b)
+    na, nb = (frozenset(_NAME.findall(c.predicate)) for c in (a, b))
     names_differ = float(bool(na) and bool(nb) and not (na <= nb or nb <= na))
     same_attr = float(attr_a is not None and attr_a == attr_b)
     same, entailed, opposite = word_relations(a.words, b.words, lexicon)
@@ -313,7 +308,8 @@ def reconcile_facts(
     conflicts.sort(key=lambda c: -c[3])
     return ReconcileDecision(
         duplicates=_groups(facts, same, [c[:3] for c in conflicts],
-                           [terms_of(f.content) | numbers_in(f.content) for f in facts]),
+                           [frozenset(content_words(f.content)) | numbers_in(f.content)
+                            for f in facts]),
         contradictions=[Contradiction(first_id=facts[i].id, second_id=facts[j].id,
                                       rationale=why) for i, j, why, _ in conflicts])
 

@@ -131,12 +131,8 @@ def content_terms(text: str, exclude: Iterable[str] = ()) -> list[str]:
         exclude: lower-cased words to drop too (e.g. the speakers' names).
     """
     excluded = set(exclude)
-    terms = []
-    for word in words(text):
-        if word in STOPWORDS or word in FILLER or word in excluded or len(word) < 2:
-            continue
-        terms.append(_stem(word))
-    return terms
+    return [_stem(w) for w in words(text)
+            if w not in STOPWORDS and w not in FILLER and w not in excluded and len(w) >= 2]
 
 
 def is_filler(text: str, terms: Sequence[str]) -> bool:
@@ -155,16 +151,10 @@ def entities(text: str, exclude: Iterable[str] = ()) -> list[str]:
 
     ``exclude`` holds lower-cased names to ignore (speakers addressing each other).
     """
-    excluded = set(exclude)
-    found = []
-    start = len(text) - len(text.lstrip(" \"'(\u201c"))
-    for match in _CAPITALIZED.finditer(text):
-        if match.start() == start:
-            continue  # the capital of the first word says nothing
-        name = match.group(0)
-        if name.lower() not in excluded and name.lower() not in STOPWORDS:
-            found.append(name)
-    return found
+    excluded = set(exclude) | STOPWORDS
+    start = len(text) - len(text.lstrip(" \"'(\u201c"))  # the first word's capital says nothing
+    return [m.group(0) for m in _CAPITALIZED.finditer(text)
+            if m.start() != start and m.group(0).lower() not in excluded]
 
 
 def salience(
@@ -194,9 +184,7 @@ def salience(
     n = len(sentences)
     if n == 0:
         return []
-    document_frequency: Counter[str] = Counter()
-    for sentence_terms in terms:
-        document_frequency.update(set(sentence_terms))
+    document_frequency = Counter(t for sentence_terms in terms for t in set(sentence_terms))
     idf = {t: math.log((1 + n) / (1 + df)) + 1.0 for t, df in document_frequency.items()}
     vectors: list[dict[str, float]] = []
     centroid: Counter[str] = Counter()

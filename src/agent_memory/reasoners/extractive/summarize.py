@@ -106,8 +106,8 @@ def key_topics(texts: Sequence[str], names: Sequence[str] = (), limit: int = 5) 
     """Up to ``limit`` topic phrases: repeated content bigrams first, then frequent words.
 
     A bigram is two adjacent content words (no stopword, filler, name, calendar word or
-    punctuation between); it counts when seen at least twice. Words follow by frequency (ties: first seen), skipping
-    words already inside a chosen bigram. Phrases are lower-cased.
+    punctuation between); it counts when seen at least twice. Words follow by frequency (ties:
+    first seen), skipping words already inside a chosen bigram. Phrases are lower-cased.
     """
     excluded = name_forms(set(names)) | _CALENDAR_WORDS
     unigrams: Counter[str] = Counter()
@@ -159,11 +159,8 @@ def _finish(candidates: list[_Candidate], max_tokens: int, names: set[str]) -> S
 def name_forms(names: set[str]) -> set[str]:
     """Lower-cased names, their words and their prefixes of 3+ letters ("mel" for Melanie),
     so that speakers addressing each other do not count as content."""
-    forms: set[str] = set()
-    for name in names:
-        for part in name.lower().split():
-            forms.update(part[:k] for k in range(3, len(part) + 1))
-    return forms
+    return {part[:k] for name in names for part in name.lower().split()
+            for k in range(3, len(part) + 1)}
 
 
 def _score(candidates: list[_Candidate], names: set[str]) -> None:
