@@ -1,13 +1,10 @@
 """Lexical relations between two words, from WordNet: synonymy, entailment, antonymy, glosses.
 
 Sentence embeddings place "owns a motorbike" near "owns a bicycle" and cannot tell that a
-puppy is a dog. :class:`Lexicon` answers :meth:`~Lexicon.same` ("writer" / "author",
-"allergic" / "allergy"), :meth:`~Lexicon.entails` ("puppy" -> "dog", "Tokyo" -> "Japan"),
-:meth:`~Lexicon.similar`, :meth:`~Lexicon.opposite` ("employed" / "unemployed") and
-:meth:`~Lexicon.gloss` ("teetotal": "abstinence from alcoholic beverages"), over the
-:data:`SENSES` most frequent senses; :func:`word_relations` and :func:`gloss_relations` read
-them between the words where two claims differ, as features of :mod:`.reconcile`. Dagan et
-al., *Recognizing Textual Entailment* (Morgan & Claypool, 2013), ch. 4.
+puppy is a dog. :class:`Lexicon` reads these relations over the :data:`SENSES` most frequent
+senses; :func:`word_relations` and :func:`gloss_relations` read them between the words where
+two claims differ, as features of :mod:`.reconcile`. Dagan et al., *Recognizing Textual
+Entailment* (Morgan & Claypool, 2013), ch. 4.
 """
 
 from __future__ import annotations

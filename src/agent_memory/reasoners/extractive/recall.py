@@ -20,10 +20,8 @@ DUPLICATE_JACCARD = 0.7
 
 
 def summarize_memories(context: str, memories: Sequence[str], max_tokens: int) -> SummaryDraft:
-    """Condense ``memories`` (best first) into at most ``max_tokens`` tokens for ``context``.
-
-    Sentences are ranked by the number of content terms they share with ``context`` (ties keep
-    the memories' order, so the best-scored memory wins) and added while they fit.
+    """Condense ``memories`` (best first) into at most ``max_tokens`` tokens for ``context``
+    (see the module docstring; ties keep the memories' order, so the best-scored memory wins).
 
     Raises:
         InvalidInputError: ``max_tokens`` < 1 or no memory has text.

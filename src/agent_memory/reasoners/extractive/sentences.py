@@ -4,10 +4,8 @@ Salience is centroid-based (Radev et al., "Centroid-based summarization of multi
 2004, the MEAD system): each sentence is a TF-IDF vector over its content terms (Salton and
 Buckley, "Term-weighting approaches in automatic text retrieval", 1988; every sentence counts as
 a document), and a sentence scores its cosine similarity to the centroid of all of them, so
-sentences about what the conversation is mostly about score high. Small additive bonuses reward
-what makes a memory useful (numbers, named entities, dates, first-person disclosures) and
-greetings, thanks and bare reactions ("Wow, that's great!") are marked as filler with a
-negative score.
+sentences about what the conversation is mostly about score high; :func:`salience` gives the
+bonuses and the filler rule.
 """
 
 from __future__ import annotations
