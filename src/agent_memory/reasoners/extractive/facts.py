@@ -169,10 +169,8 @@ def clean_sentence(sentence: str, names: frozenset[str]) -> str:
 
 def is_disclosure(text: str) -> bool:
     """True when ``text`` is a self-disclosing statement worth a fact (see module docstring)."""
-    if text.endswith("?"):
-        return False
     tokens = words(text)
-    if len(tokens) < 4:
+    if text.endswith("?") or len(tokens) < 4:
         return False
     self_count = sum(1 for t in tokens if t in _SELF_WORDS)
     you_count = sum(1 for t in tokens if t in _YOU_WORDS)

@@ -85,9 +85,8 @@ class Lexicon:
         (wndb(5WN)): the synset {bicycle, bike, cycle} derives "bike", not "motorcycle"."""
         for synset in synsets:
             for pointer in synset.pointers:
-                if pointer.symbol != symbol:
-                    continue
-                if pointer.source_word and synset.words[pointer.source_word - 1] not in forms:
+                if pointer.symbol != symbol or (
+                        pointer.source_word and synset.words[pointer.source_word - 1] not in forms):
                     continue
                 target = self.wordnet.synset(*pointer.target)
                 words = ([target.words[pointer.target_word - 1]] if pointer.target_word

@@ -233,23 +233,15 @@ def to_third_person(sentence: str, speaker: Speaker | str,
             if low == "i" and not compound:
                 _agree(tokens, i, tags)
             continue
-        if low == "me":
-            tokens[i] = (forms[1] if forms else lower_name) if mentioned else person
+        if low in ("me", "my", "mine"):  # named first, then a pronoun (or "their")
+            k = ("me", "my", "mine").index(low)
+            later = forms[k + 1] if forms else (lower_name, "their", "theirs")[k]
+            first = person if low == "me" else f"{person}'s"
+            tokens[i] = (cap(later) if low == "my" else later) if mentioned else first
             mentioned = True
             continue
-        if low == "my":
-            tokens[i] = cap(forms[2] if forms else "their") if mentioned else f"{person}'s"
-            mentioned = True
-            continue
-        if low == "mine":
-            tokens[i] = (forms[3] if forms else "theirs") if mentioned else f"{person}'s"
-            mentioned = True
-            continue
-        if low == "myself":
-            tokens[i] = forms[4] if forms else "themself"
-            continue
-        if low == "ourselves":
-            tokens[i] = "themselves"
+        if low in ("myself", "ourselves"):
+            tokens[i] = "themselves" if low == "ourselves" else forms[4] if forms else "themself"
             continue
         if low in ("our", "ours"):
             if group_named:

@@ -9,9 +9,7 @@ single-valued attribute found by embedding (:mod:`.attributes`). A small model
 a probability per class; a pair is a contradiction or a duplicate only above the class's
 threshold, chosen on the tuning split for precision, since wrongly retiring or merging a fact
 is worse than missing one; two facts stored at the same time contradict only when they do
-read in either order. Duplicate groups are connected components without a contradiction
-inside; the merged text is one member's (nothing invented): one holding every other member's
-words when there is one, then the most trustworthy (confidence, newest, longest).
+read in either order. Duplicate groups merge into one member's text (:func:`_groups`).
 """
 
 from __future__ import annotations
@@ -52,8 +50,7 @@ DISAGREEMENTS = ("polarity_differs", "change_differs", "irrealis_differs", "numb
 """Features of two facts that cannot be one claim: merging them would lose one of them."""
 _VETO = [FEATURES.index(name) for name in DISAGREEMENTS]
 _POLARITY, _GLOSS_DENIAL = FEATURES.index("polarity_differs"), FEATURES.index("gloss_denial")
-_PREDICATE = FEATURES.index("predicate_cos")
-_SAME_ATTRIBUTE = FEATURES.index("same_attribute")
+_PREDICATE, _SAME_ATTRIBUTE = FEATURES.index("predicate_cos"), FEATURES.index("same_attribute")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 
 
@@ -315,6 +312,7 @@ def reconcile_facts(
 
 
 def _rank(fact: Fact) -> tuple[float, float, int]:
+    """How trustworthy a fact is: confidence, then newest, then longest."""
     return (fact.confidence, fact.created_at.timestamp(), len(fact.content))
 
 
@@ -322,8 +320,9 @@ def _groups(facts: Sequence[Fact], same: list[tuple[int, int, str]],
             conflicts: list[tuple[int, int, str]],
             words: Sequence[frozenset[str]]) -> list[DuplicateGroup]:
     """Connected components of the duplicate relation, minus those holding a conflict. The
-    merged text is a member whose ``words`` hold every other member's ("has a cat and a dog"
-    over "has a cat"); among those, or when none does, the most trustworthy (:func:`_rank`)."""
+    merged text is a member's (nothing invented): one whose ``words`` hold every other
+    member's ("has a cat and a dog" over "has a cat"); among those, or when none does, the most
+    trustworthy (:func:`_rank`)."""
     parent = list(range(len(facts)))
 
     def root(x: int) -> int:

@@ -63,9 +63,7 @@ def candidate(clause: Clause) -> bool:
     one content term ("I'm vegetarian", "I'm 34", "I'm a nurse"), which says what the speaker
     is in a single word.
     """
-    if clause.kind == "other" or clause.question:
-        return False
-    if YOU_WORDS.intersection(words(clause.text)):
+    if clause.kind == "other" or clause.question or YOU_WORDS.intersection(words(clause.text)):
         return False
     terms = content_terms(clause.text)
     if clause.copular and clause.kind == "self":

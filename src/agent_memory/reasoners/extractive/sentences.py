@@ -187,8 +187,7 @@ def salience(
     vectors: list[dict[str, float]] = []
     centroid: Counter[str] = Counter()
     for sentence_terms in terms:
-        counts = Counter(sentence_terms)
-        vector = {t: c * idf[t] for t, c in counts.items()}
+        vector = {t: c * idf[t] for t, c in Counter(sentence_terms).items()}
         norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
         vector = {t: v / norm for t, v in vector.items()}
         vectors.append(vector)
