@@ -276,7 +276,7 @@ def to_third_person(sentence: str, speaker: Speaker | str,
 
 _YOU_FORMS = {
     "you're": "{} is", "you've": "{} has", "you'll": "{} will", "you'd": "{} would",
-    "your": "{}'s", "yours": "{}'s", "yourself": "{}",
+    "you": "{}", "your": "{}'s", "yours": "{}'s", "yourself": "{}",
 }
 _YOU_ARE = re.compile(r"\byou (are|have|were)\b", re.IGNORECASE)
 
@@ -291,10 +291,5 @@ def address_listener(sentence: str, listener: str) -> str:
         lambda m: "you " + {"are": "is", "have": "has", "were": "was"}[m.group(1).lower()],
         sentence)
     tokens = _TOKEN.findall(sentence)
-    for i, token in enumerate(tokens):
-        low = token.lower().replace("\u2019", "'")
-        if low == "you":
-            tokens[i] = listener
-        elif low in _YOU_FORMS:
-            tokens[i] = _YOU_FORMS[low].format(listener)
-    return "".join(tokens)
+    forms = [_YOU_FORMS.get(t.lower().replace("\u2019", "'")) for t in tokens]
+    return "".join(f.format(listener) if f else t for t, f in zip(tokens, forms, strict=True))
