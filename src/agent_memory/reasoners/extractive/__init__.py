@@ -1,10 +1,7 @@
 """The offline ``extractive`` reasoner: no LLM, no network, deterministic.
 
-Modules: :mod:`.sentences` (splitting, salience), :mod:`.summarize` (thread summaries that
-compress), :mod:`.profile` (facts placed in profile fields by prototype), :mod:`.facts`
-(fact extraction), :mod:`.parse` (clauses from a dependency parse), :mod:`.select` (the
-learned decision of which clauses are worth a fact), :mod:`.person` (third-person
-rewriting); relative dates are made absolute by :mod:`agent_memory.text.dates`.
+Each task is one module of this package (:mod:`.summarize`, :mod:`.facts`, :mod:`.reconcile`,
+:mod:`.profile`, :mod:`.reflection`, :mod:`.recall`); each module's docstring says how.
 """
 
 from __future__ import annotations
@@ -89,9 +86,8 @@ class ExtractiveReasoner(Reasoner):
                 self._indexes["attributes"] = None  # decide by terms alone from now on
             return None
 
-    async def summarize_thread(
-        self, previous: str | None, turns: Sequence[Turn], max_tokens: int
-    ) -> SummaryDraft:
+    async def summarize_thread(self, previous: str | None, turns: Sequence[Turn],
+                               max_tokens: int) -> SummaryDraft:
         """See :func:`.summarize.summarize_turns` (raises ``InvalidInputError`` for a budget < 1
         or nothing to summarize)."""
         return await run_in_worker(summarize_turns, previous, list(turns), max_tokens)
@@ -107,17 +103,15 @@ class ExtractiveReasoner(Reasoner):
         :meth:`_index`)."""
         return self._index(tuple(fields), lambda embed: FieldIndex(embed, tuple(fields)))
 
-    async def summarize_user(
-        self, previous: str | None, items: Sequence[str], max_tokens: int
-    ) -> SummaryDraft:
+    async def summarize_user(self, previous: str | None, items: Sequence[str],
+                             max_tokens: int) -> SummaryDraft:
         """See :func:`.profile.summarize_items` (the default schema's fields, newer
         near-duplicates win)."""
         return await run_in_worker(lambda: summarize_items(
             previous, list(items), max_tokens, self._field_index(schema_fields())))
 
-    async def assign_profile_fields(
-        self, subject: str | None, facts: Sequence[str], fields: Sequence[SchemaField]
-    ) -> list[FieldAssignment]:
+    async def assign_profile_fields(self, subject: str | None, facts: Sequence[str],
+                                    fields: Sequence[SchemaField]) -> list[FieldAssignment]:
         """See :meth:`.profile.FieldIndex.assign` (nearest field prototype)."""
         return await run_in_worker(lambda: self._field_index(fields).assign(
             list(facts), [subject] * len(facts)))
@@ -128,34 +122,26 @@ class ExtractiveReasoner(Reasoner):
         """See :func:`.reflection.describe_interaction`."""
         return await run_in_worker(_reflection.describe_interaction, list(turns))
 
-    async def reflect_on_session(
-        self, turns: Sequence[Turn], categories: Sequence[str]
-    ) -> SessionReflection:
+    async def reflect_on_session(self, turns: Sequence[Turn],
+                                 categories: Sequence[str]) -> SessionReflection:
         """See :func:`.reflection.reflect_session`."""
-        return await run_in_worker(_reflection.reflect_session, list(turns),
-                                       list(categories))
+        return await run_in_worker(_reflection.reflect_session, list(turns), list(categories))
 
-    async def fill_profile(
-        self,
-        model: type[BaseModel],
-        previous: Mapping[str, Any] | None,
-        notes: Sequence[InsightNote],
-    ) -> dict[str, Any]:
+    async def fill_profile(self, model: type[BaseModel], previous: Mapping[str, Any] | None,
+                           notes: Sequence[InsightNote]) -> dict[str, Any]:
         """See :func:`.reflection.fill_profile`."""
         return await run_in_worker(_reflection.fill_profile, model, previous, list(notes))
 
-    async def retrieve_facts(
-        self, query: str, run_tool: ToolRunner, *, categories: Sequence[str], top_k: int,
-        max_rounds: int,
-    ) -> FactRetrieval:
+    async def retrieve_facts(self, query: str, run_tool: ToolRunner, *,
+                             categories: Sequence[str], top_k: int,
+                             max_rounds: int) -> FactRetrieval:
         """See :func:`.planner.retrieve_facts` (a fixed plan; ``max_rounds`` is not used)."""
         return await _planner.retrieve_facts(query, run_tool, categories, top_k)
 
     # -- reconciliation (seed 000): see :mod:`.reconcile` --------------------------------------
 
-    async def reconcile(
-        self, facts: Sequence[Fact], vectors: np.ndarray | None = None
-    ) -> ReconcileDecision:
+    async def reconcile(self, facts: Sequence[Fact],
+                        vectors: np.ndarray | None = None) -> ReconcileDecision:
         """See :func:`.reconcile.reconcile_facts` (a decision learned from features of each
         pair: embeddings, claim structure and, with WordNet, word relations)."""
 
@@ -168,9 +154,8 @@ class ExtractiveReasoner(Reasoner):
 
     # -- recall (seed 004): see :mod:`.recall` ------------------------------------------------
 
-    async def summarize_memories(
-        self, context: str, memories: Sequence[str], max_tokens: int
-    ) -> SummaryDraft:
+    async def summarize_memories(self, context: str, memories: Sequence[str],
+                                 max_tokens: int) -> SummaryDraft:
         """See :func:`.recall.summarize_memories` (context-overlap sentence selection)."""
         from .recall import summarize_memories
 

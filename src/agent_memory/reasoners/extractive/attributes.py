@@ -96,7 +96,6 @@ def attributes_of(index: AttributeIndex | None, predicates: Sequence[str],
     if index is not None and vectors is not None:
         found = index.assign(vectors)
     for k, predicate in enumerate(predicates):
-        owned = possessive(predicate)
-        if owned is not None:
+        if (owned := possessive(predicate)) is not None:
             found[k] = f"'s {owned[0]}"
     return found

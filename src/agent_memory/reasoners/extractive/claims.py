@@ -1,11 +1,8 @@
-"""Fact sentences read as claims: the structural features of offline reconciliation.
-
-A fact sentence (third person) becomes a :class:`Claim`: subject ("Ana's sister" is another),
-predicate (subject masked; times set aside as ``when``), polarity ("no longer", "has no",
-"former", "used to", a cessation: "quit smoking"), state change, intention, past state,
-completed event, numbers and what they count, terms, head verb and qualifiers. Word classes:
-:mod:`.lexicon`; their weight is learned (:mod:`.reconcile`). Shallow predicate-argument
-reading: Jurafsky and Martin, *Speech and Language Processing* (3rd ed. draft), ch. 20.
+"""Fact sentences read as claims (:class:`Claim`): the structural features of offline
+reconciliation. Polarity is read from "no longer", "has no", "former", "used to" and a
+cessation ("quit smoking"); word classes are :mod:`.lexicon`'s, their weight is learned
+(:mod:`.reconcile`). Shallow predicate-argument reading: Jurafsky and Martin, *Speech and
+Language Processing* (3rd ed. draft), ch. 20.
 """
 
 from __future__ import annotations
@@ -112,11 +109,6 @@ def content_words(predicate: str, stemmed: bool = True) -> list[str]:
     return [lx.stem(w) for w in words] if stemmed else words
 
 
-def terms_of(text: str) -> frozenset[str]:
-    """Stemmed content words of a text."""
-    return frozenset(content_words(text))
-
-
 def split_subject(text: str, hint: str | None) -> tuple[str, str] | None:
     """``(subject, predicate)``, following possessives of relations ("Ana's sister"); a
     subject named elsewhere in the sentence is masked ("Dance is Gina's way to relax")."""
@@ -207,13 +199,13 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     rest = rest.strip(" ,")
     if not rest:
         return None
-    irrealis = bool(lx.IRREALIS.match(rest))
-    if (arranged := _PROGRESSIVE.match(rest)) and lx.stem(arranged.group(1).lower()) \
-            in _CHANGE_STEMS:
-        irrealis = True
+    arranged = _PROGRESSIVE.match(rest)  # "is moving to": arranged, not done
+    irrealis = bool(lx.IRREALIS.match(rest)) or bool(
+        arranged and lx.stem(arranged.group(1).lower()) in _CHANGE_STEMS)
     plain = content_words(rest, stemmed=False)
     lowered = {w.lower() for w in lx.WORD.findall(rest.lower())}
-    return Claim(subject, rest, positive, change, lx.numbers_in(rest), terms_of(rest),
-                 " ".join(whens), irrealis, bool(_PAST_STATE.match(rest)) and not change,
+    return Claim(subject, rest, positive, change, lx.numbers_in(rest),
+                 frozenset(content_words(rest)), " ".join(whens), irrealis,
+                 bool(_PAST_STATE.match(rest)) and not change,
                  lx.stem(plain[0]) if plain else "", tuple(plain),
                  frozenset(lowered & lx.QUALIFIERS | (lowered & lx.PRIVATIVE)), done, context)

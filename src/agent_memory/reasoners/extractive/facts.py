@@ -1,10 +1,10 @@
 """Fact extraction: the clauses of user turns worth a fact, rewritten to stand alone.
 
 Each sentence of a user turn is cleaned (leading interjections, labels and vocatives), its
-relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses (:mod:`.parse`): one claim
-each, with whose claim it is. A learned decision (:mod:`.select`) keeps the clauses worth a
-fact (probability >= :data:`FACT_THRESHOLD`, at most :data:`FACTS_PER_TURN` per turn), and each
-is rewritten in the third person (:mod:`.person`): "I live in Boston and work as a pharmacist"
+relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses
+(:mod:`.parse`). A learned decision (:mod:`.select`) keeps the clauses worth a fact
+(probability >= :data:`FACT_THRESHOLD`, at most :data:`FACTS_PER_TURN` per turn), and each is
+rewritten in the third person (:mod:`.person`): "I live in Boston and work as a pharmacist"
 said by Kai gives "Kai lives in Boston." and "Kai works as a pharmacist."; "I went to a LGBTQ
 support group yesterday and it was so powerful" said by Caroline on 8 May 2023 gives "Caroline
 went to a LGBTQ support group on 7 May 2023."
@@ -15,9 +15,6 @@ disclosed it). Assistant, tool and system turns never give facts, so an advisor'
 will send email summaries" is not a fact about anyone. Questions, clauses whose subject is
 someone or something else ("It was so fun"), clauses addressing the listener ("I'm so proud of
 you") and clauses with no noun outside a date give none either.
-
-:func:`clean_sentence`, :func:`is_disclosure`, :func:`categorize` and
-:func:`score_importance` are shared with the summarizer and the profile.
 """
 
 from __future__ import annotations
@@ -172,10 +169,8 @@ def clean_sentence(sentence: str, names: frozenset[str]) -> str:
 
 def is_disclosure(text: str) -> bool:
     """True when ``text`` is a self-disclosing statement worth a fact (see module docstring)."""
-    if text.endswith("?"):
-        return False
     tokens = words(text)
-    if len(tokens) < 4:
+    if text.endswith("?") or len(tokens) < 4:
         return False
     self_count = sum(1 for t in tokens if t in _SELF_WORDS)
     you_count = sum(1 for t in tokens if t in _YOU_WORDS)
@@ -194,21 +189,9 @@ def score_importance(text: str, category: str, dated: bool) -> int:
     +1 when a date was stated or resolved; +1 for a number; +1 for a named entity;
     -1 when hedged ("maybe", "I think"); -1 for fewer than 7 words. Clamped to 1-10.
     """
-    score = 4
-    if _LIFE_EVENT.search(text):
-        score += 3
-    if category in _HIGH_CATEGORIES:
-        score += 1
-    if dated:
-        score += 1
-    if _NUMBER.search(text):
-        score += 1
-    if entities(text):
-        score += 1
-    if _HEDGE.search(text):
-        score -= 1
-    if len(words(text)) < 7:
-        score -= 1
+    score = (4 + 3 * bool(_LIFE_EVENT.search(text)) + (category in _HIGH_CATEGORIES) + dated
+             + bool(_NUMBER.search(text)) + bool(entities(text)) - bool(_HEDGE.search(text))
+             - (len(words(text)) < 7))
     return max(1, min(10, score))
 
 
@@ -220,12 +203,9 @@ def _add_subject(text: str) -> str:
     if not match:
         return text
     opening = match.group(0).lower()
-    if match.group("lead"):
-        opening = "going to" if opening == "gonna" else opening
-        return f"I am {opening}{text[match.end():]}"
-    if match.group("just"):
-        return f"I {opening}{text[match.end():]}"
-    return f"I have {opening}{text[match.end():]}"
+    opening = "going to" if opening == "gonna" else opening
+    lead = "I am" if match.group("lead") else "I" if match.group("just") else "I have"
+    return f"{lead} {opening}{text[match.end():]}"
 
 
 def finish_sentence(text: str) -> str:
@@ -289,12 +269,10 @@ def speakers_of(turns: Sequence[Turn]) -> dict[str, Speaker]:
     households: dict[str, str] = {}
     for turn in turns:
         name = speaker_name(turn)
-        found = parse_pronouns(turn.metadata.get("pronouns"))
-        if found and name not in pronouns:
-            pronouns[name] = found
-        household = household_of(turn.content)
-        if household and name not in households:
-            households[name] = household
+        if found := parse_pronouns(turn.metadata.get("pronouns")):
+            pronouns.setdefault(name, found)
+        if household := household_of(turn.content):
+            households.setdefault(name, household)
     return {
         name: Speaker(name, pronouns.get(name), households.get(name))
         for name in dict.fromkeys(speaker_name(t) for t in turns)
@@ -322,11 +300,7 @@ def extract_facts(turns: Sequence[Turn], embed: Embed | None = None) -> FactExtr
         for turn in turns if turn.speaker
         for part in (turn.speaker, turn.speaker.split()[0])
     )
-    seen: set[str] = set()
-    facts: list[FactDraft] = []
+    unique: dict[str, FactDraft] = {}
     for fact in _extract(turns, names, speakers_of(turns), embed):
-        key = normalize_text(fact.text)
-        if key not in seen:
-            seen.add(key)
-            facts.append(fact)
-    return FactExtraction(facts=facts)
+        unique.setdefault(normalize_text(fact.text), fact)
+    return FactExtraction(facts=list(unique.values()))

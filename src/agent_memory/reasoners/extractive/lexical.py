@@ -1,13 +1,10 @@
 """Lexical relations between two words, from WordNet: synonymy, entailment, antonymy, glosses.
 
 Sentence embeddings place "owns a motorbike" near "owns a bicycle" and cannot tell that a
-puppy is a dog. :class:`Lexicon` answers :meth:`~Lexicon.same` ("writer" / "author",
-"allergic" / "allergy"), :meth:`~Lexicon.entails` ("puppy" -> "dog", "Tokyo" -> "Japan"),
-:meth:`~Lexicon.similar`, :meth:`~Lexicon.opposite` ("employed" / "unemployed") and
-:meth:`~Lexicon.gloss` ("teetotal": "abstinence from alcoholic beverages"), over the
-:data:`SENSES` most frequent senses; :func:`word_relations` and :func:`gloss_relations` read
-them between the words where two claims differ, as features of :mod:`.reconcile`. Dagan et
-al., *Recognizing Textual Entailment* (Morgan & Claypool, 2013), ch. 4.
+puppy is a dog. :class:`Lexicon` reads these relations over the :data:`SENSES` most frequent
+senses; :func:`word_relations` and :func:`gloss_relations` read them between the words where
+two claims differ, as features of :mod:`.reconcile`. Dagan et al., *Recognizing Textual
+Entailment* (Morgan & Claypool, 2013), ch. 4.
 """
 
 from __future__ import annotations
@@ -51,7 +48,6 @@ class Lexicon:
         self._firsts = lru_cache(maxsize=65536)(self._first_senses)  # type: ignore[method-assign]
 
     def _find(self, word: str) -> tuple[Synset, ...]:
-        word = word.lower().replace(" ", "_")
         out: list[Synset] = []
         for pos in ("n", "v", "a"):
             found = self.wordnet.senses(word, pos) or self.wordnet.senses(
@@ -75,12 +71,10 @@ class Lexicon:
 
     def _base_forms(self, word: str) -> frozenset[str]:
         """The base forms of ``word`` in the index, over nouns, verbs and adjectives."""
-        word = word.lower().replace(" ", "_")
         return frozenset(f for pos in ("n", "v", "a") for f in self.wordnet.lemmas(word, pos))
 
     def _first_senses(self, word: str) -> frozenset[tuple[str, int]]:
         """Keys of ``word``'s most frequent sense per part of speech."""
-        word = word.lower().replace(" ", "_")
         return frozenset(found[0].key for pos in ("n", "v", "a")
                          if (found := self.wordnet.senses(word, pos)))
 
@@ -91,9 +85,8 @@ class Lexicon:
         (wndb(5WN)): the synset {bicycle, bike, cycle} derives "bike", not "motorcycle"."""
         for synset in synsets:
             for pointer in synset.pointers:
-                if pointer.symbol != symbol:
-                    continue
-                if pointer.source_word and synset.words[pointer.source_word - 1] not in forms:
+                if pointer.symbol != symbol or (
+                        pointer.source_word and synset.words[pointer.source_word - 1] not in forms):
                     continue
                 target = self.wordnet.synset(*pointer.target)
                 words = ([target.words[pointer.target_word - 1]] if pointer.target_word
@@ -135,7 +128,7 @@ class Lexicon:
         """``word``'s verb and adjective senses, and their keys with the heads they are
         similar to."""
         synsets = tuple(s for s in self._synsets(word) if s.key[0] != "n")
-        return synsets, {s.key for s in synsets} | _similar(self.wordnet, synsets)
+        return synsets, {s.key for s in synsets} | _similar(synsets)
 
     def similar(self, a: str, b: str) -> bool:
         """Whether adjectives ``a`` and ``b`` share a head in WordNet's adjective clusters
@@ -153,11 +146,11 @@ class Lexicon:
             return True
         heads_b = self._heads(b)[1]
         return any(p.symbol == "!" and p.target in heads_b
-                   for k in _similar(self.wordnet, synsets_a)
+                   for k in _similar(synsets_a)
                    for p in self.wordnet.synset(*k).pointers)
 
 
-def _similar(wordnet: WordNet, synsets: Iterable[Synset]) -> set[tuple[str, int]]:
+def _similar(synsets: Iterable[Synset]) -> set[tuple[str, int]]:
     """Keys of the head adjectives the satellites among ``synsets`` are similar to."""
     return {p.target for s in synsets for p in s.pointers if p.symbol == "&"}
 
@@ -201,9 +194,10 @@ def gloss_relations(a: Sequence[str], b: Sequence[str],
 def word_relations(a: Sequence[str], b: Sequence[str],
                    lexicon: Lexicon | None) -> tuple[int, int, int]:
     """``(same, entailed, opposite)``: how many of the words only in ``a`` have a word only in
-    ``b`` of the same sense or adjective cluster (:meth:`Lexicon.same`, :meth:`Lexicon.similar`), in an entailment either way
-    (:meth:`Lexicon.entails`), or opposite (:meth:`Lexicon.opposite`). All zero without a
-    lexicon. Words are compared as written (lower case)."""
+    ``b`` of the same sense or adjective cluster (:meth:`Lexicon.same`,
+    :meth:`Lexicon.similar`), in an entailment either way (:meth:`Lexicon.entails`), or
+    opposite (:meth:`Lexicon.opposite`). All zero without a lexicon. Words are compared as
+    written (lower case)."""
     if lexicon is None:
         return 0, 0, 0
     only_a = [w for w in dict.fromkeys(a) if w not in b][:WORDS]

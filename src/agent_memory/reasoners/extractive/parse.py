@@ -206,9 +206,7 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 if lead is not None:
                     text = f"{_words(list(lead.subtree))} {text}"
                 aux = next((c.tag_ for c in verb.children if c.dep_ == "aux"), verb.tag_)
-                tags: dict[str, str] = {}
-                for token in tokens:
-                    tags.setdefault(token.lower_, token.tag_)
+                tags = {t.lower_: t.tag_ for t in reversed(tokens)}  # the first occurrence
                 found.append(Clause(
                     text=text, kind=kind, verb=aux,
                     negated=any(c.dep_ == "neg" for c in verb.children),

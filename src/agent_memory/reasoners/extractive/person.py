@@ -115,22 +115,13 @@ def _s_form(verb: str) -> str:
     return verb + "s"
 
 
-def _next_word(tokens: list[str], index: int) -> int | None:
-    """Index of the next word token after ``index`` when only whitespace lies between."""
-    j = index + 1
-    while j < len(tokens) and (not tokens[j] or tokens[j].isspace()):
-        j += 1
-    if j < len(tokens) and tokens[j][0].isalpha():
-        return j
-    return None
-
-
-def _previous_word(tokens: list[str], index: int) -> str | None:
-    """The lower-cased word before ``index`` when only whitespace lies between."""
-    j = index - 1
-    while j >= 0 and (not tokens[j] or tokens[j].isspace()):
-        j -= 1
-    return tokens[j].lower() if j >= 0 and tokens[j][:1].isalpha() else None
+def _next_word(tokens: list[str], index: int, step: int = 1) -> int | None:
+    """Index of the next word token after ``index`` (before it when ``step`` is -1) when only
+    whitespace lies between."""
+    j = index + step
+    while 0 <= j < len(tokens) and (not tokens[j] or tokens[j].isspace()):
+        j += step
+    return j if 0 <= j < len(tokens) and tokens[j][0].isalpha() else None
 
 
 def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = None) -> None:
@@ -173,9 +164,7 @@ def _group(speaker: Speaker, sentence: str, name: str) -> str:
     (never an unnamed "and others")."""
     forms = PRONOUNS.get(speaker.pronoun or "")
     if speaker.household:
-        if forms:
-            return f"{name} and {forms[2]} {speaker.household}"
-        return f"{name} and family"
+        return f"{name} and {forms[2]} {speaker.household}" if forms else f"{name} and family"
     return f"{name} and family" if _FAMILY_WORDS.search(sentence) else name
 
 
@@ -212,7 +201,8 @@ def to_third_person(sentence: str, speaker: Speaker | str,
             return word[0].upper() + word[1:] if at_start else word
 
         if low in ("i", "i'm", "i've", "i'd", "i'll"):
-            before = _previous_word(tokens, i)
+            j = _next_word(tokens, i, -1)
+            before = tokens[j].lower() if j is not None else None
             tail = ""
             if low != "i":
                 tail = _CONTRACTION_TAIL.get(low, "")
@@ -232,16 +222,10 @@ def to_third_person(sentence: str, speaker: Speaker | str,
                     _agree(tokens, i, tags)
                 continue
             compound = before == "and" and not at_start
-            if not mentioned:
-                word = person
-            else:
-                word = forms[0] if forms else lower_name
+            word = (forms[0] if forms else lower_name) if mentioned else person
             if compound:  # "my husband and I want": a plural subject
                 group_named = True
-                if tail == "is":
-                    tail = "are"
-                elif tail == "has":
-                    tail = "have"
+                tail = {"is": "are", "has": "have"}.get(tail, tail)
             tokens[i] = f"{word} {tail}" if tail else word
             if at_start:
                 subject_first = True
@@ -249,23 +233,15 @@ def to_third_person(sentence: str, speaker: Speaker | str,
             if low == "i" and not compound:
                 _agree(tokens, i, tags)
             continue
-        if low == "me":
-            tokens[i] = (forms[1] if forms else lower_name) if mentioned else person
+        if low in ("me", "my", "mine"):  # named first, then a pronoun (or "their")
+            k = ("me", "my", "mine").index(low)
+            later = forms[k + 1] if forms else (lower_name, "their", "theirs")[k]
+            first = person if low == "me" else f"{person}'s"
+            tokens[i] = (cap(later) if low == "my" else later) if mentioned else first
             mentioned = True
             continue
-        if low == "my":
-            tokens[i] = cap(forms[2] if forms else "their") if mentioned else f"{person}'s"
-            mentioned = True
-            continue
-        if low == "mine":
-            tokens[i] = (forms[3] if forms else "theirs") if mentioned else f"{person}'s"
-            mentioned = True
-            continue
-        if low == "myself":
-            tokens[i] = forms[4] if forms else "themself"
-            continue
-        if low == "ourselves":
-            tokens[i] = "themselves"
+        if low in ("myself", "ourselves"):
+            tokens[i] = "themselves" if low == "ourselves" else forms[4] if forms else "themself"
             continue
         if low in ("our", "ours"):
             if group_named:
@@ -300,7 +276,7 @@ def to_third_person(sentence: str, speaker: Speaker | str,
 
 _YOU_FORMS = {
     "you're": "{} is", "you've": "{} has", "you'll": "{} will", "you'd": "{} would",
-    "your": "{}'s", "yours": "{}'s", "yourself": "{}",
+    "you": "{}", "your": "{}'s", "yours": "{}'s", "yourself": "{}",
 }
 _YOU_ARE = re.compile(r"\byou (are|have|were)\b", re.IGNORECASE)
 
@@ -315,10 +291,5 @@ def address_listener(sentence: str, listener: str) -> str:
         lambda m: "you " + {"are": "is", "have": "has", "were": "was"}[m.group(1).lower()],
         sentence)
     tokens = _TOKEN.findall(sentence)
-    for i, token in enumerate(tokens):
-        low = token.lower().replace("\u2019", "'")
-        if low == "you":
-            tokens[i] = listener
-        elif low in _YOU_FORMS:
-            tokens[i] = _YOU_FORMS[low].format(listener)
-    return "".join(tokens)
+    forms = [_YOU_FORMS.get(t.lower().replace("\u2019", "'")) for t in tokens]
+    return "".join(f.format(listener) if f else t for t, f in zip(tokens, forms, strict=True))

@@ -57,9 +57,7 @@ def compile_answer(query: str, items: Sequence[RetrievedItem]) -> str:
     lines = [f"Facts from memory relevant to {query!r}:"]
     for _index, item in ranked:
         text = " / ".join(line.strip() for line in item.text.splitlines() if line.strip())
-        label = item.kind.replace("_", " ")
-        if item.category:
-            label += f", {item.category}"
+        label = item.kind.replace("_", " ") + (f", {item.category}" if item.category else "")
         lines.append(f"- ({label}) {text} {cite(item)}")
     return "\n".join(lines)
 

@@ -4,10 +4,10 @@ A profile schema (:mod:`agent_memory.profile_schema`) gives every field a few pr
 statements about a generic person ("The person works as a nurse at a hospital."). A fact is
 compared with them after its subject's name is written the same way ("Priya works as a nurse"
 -> "The person works as a nurse"), so that the field, not the name, decides: the cosine
-between the fact's embedding and each field's best prototype, the best field winning when it
-reaches :data:`FIELD_THRESHOLD` and beats every prototype of chatter (:data:`CHATTER`). Facts
-near no field stay facts but are left out of the profile. The same nearest-prototype rule as :mod:`.attributes`; the
-prototypes are the schema's, so a custom schema brings its own.
+between the fact's embedding and each field's best prototype (the rule of :mod:`.attributes`,
+with the schema's prototypes), the best field winning when it reaches :data:`FIELD_THRESHOLD`
+and beats every prototype of chatter (:data:`CHATTER`); facts near no field stay facts but are
+left out of the profile.
 """
 
 from __future__ import annotations
@@ -70,9 +70,8 @@ class FieldIndex:
             return []
         vectors = self.embed([as_generic(t, s) for t, s in zip(texts, subjects, strict=True)])
         sims = vectors @ self._matrix.T
-        best = np.full((len(texts), len(self.fields)), -1.0)
-        for k in range(len(self.fields)):
-            best[:, k] = sims[:, self._owner == k].max(axis=1)
+        best = np.stack([sims[:, self._owner == k].max(axis=1)
+                         for k in range(len(self.fields))], axis=1)
         chatter = sims[:, self._owner == -1].max(axis=1)
         out = []
         for row, reject in zip(best, chatter, strict=True):

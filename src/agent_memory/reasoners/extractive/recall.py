@@ -20,10 +20,8 @@ DUPLICATE_JACCARD = 0.7
 
 
 def summarize_memories(context: str, memories: Sequence[str], max_tokens: int) -> SummaryDraft:
-    """Condense ``memories`` (best first) into at most ``max_tokens`` tokens for ``context``.
-
-    Sentences are ranked by the number of content terms they share with ``context`` (ties keep
-    the memories' order, so the best-scored memory wins) and added while they fit.
+    """Condense ``memories`` (best first) into at most ``max_tokens`` tokens for ``context``
+    (see the module docstring; ties keep the memories' order, so the best-scored memory wins).
 
     Raises:
         InvalidInputError: ``max_tokens`` < 1 or no memory has text.
@@ -34,22 +32,19 @@ def summarize_memories(context: str, memories: Sequence[str], max_tokens: int) -
     if not sentences:
         raise InvalidInputError("there are no memories to summarize")
     wanted = set(content_terms(context))
-    order = sorted(
-        range(len(sentences)),
-        key=lambda i: (-len(wanted & set(content_terms(sentences[i]))), i),
-    )
+    terms = [set(content_terms(s)) for s in sentences]
+    order = sorted(range(len(sentences)), key=lambda i: (-len(wanted & terms[i]), i))
     kept: list[int] = []
     kept_terms: list[set[str]] = []
     used = 0
     for i in order:
-        terms = set(content_terms(sentences[i]))
-        if any(jaccard(terms, other) >= DUPLICATE_JACCARD for other in kept_terms):
+        if any(jaccard(terms[i], other) >= DUPLICATE_JACCARD for other in kept_terms):
             continue
         cost = count_tokens(sentences[i])
         if used + cost > max_tokens:
             continue
         kept.append(i)
-        kept_terms.append(terms)
+        kept_terms.append(terms[i])
         used += cost
     if not kept:  # the best sentence alone is over budget: cut it
         return SummaryDraft(text=truncate_tokens(sentences[order[0]], max_tokens) or "...")

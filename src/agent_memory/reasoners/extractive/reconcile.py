@@ -9,9 +9,7 @@ single-valued attribute found by embedding (:mod:`.attributes`). A small model
 a probability per class; a pair is a contradiction or a duplicate only above the class's
 threshold, chosen on the tuning split for precision, since wrongly retiring or merging a fact
 is worse than missing one; two facts stored at the same time contradict only when they do
-read in either order. Duplicate groups are connected components without a contradiction
-inside; the merged text is one member's (nothing invented): one holding every other member's
-words when there is one, then the most trustworthy (confidence, newest, longest).
+read in either order. Duplicate groups merge into one member's text (:func:`_groups`).
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ import numpy as np
 from ...models import Fact
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of
-from .claims import Claim, parse_claim, terms_of
+from .claims import Claim, content_words, parse_claim
 from .lexical import Lexicon, gloss_relations, word_relations
 from .lexicon import numbers_in
 
@@ -52,8 +50,7 @@ DISAGREEMENTS = ("polarity_differs", "change_differs", "irrealis_differs", "numb
 """Features of two facts that cannot be one claim: merging them would lose one of them."""
 _VETO = [FEATURES.index(name) for name in DISAGREEMENTS]
 _POLARITY, _GLOSS_DENIAL = FEATURES.index("polarity_differs"), FEATURES.index("gloss_denial")
-_PREDICATE = FEATURES.index("predicate_cos")
-_SAME_ATTRIBUTE = FEATURES.index("same_attribute")
+_PREDICATE, _SAME_ATTRIBUTE = FEATURES.index("predicate_cos"), FEATURES.index("same_attribute")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 
 
@@ -144,17 +141,12 @@ def claim_of(fact: Fact) -> Claim:
     claim = parse_claim(fact.content, fact.subject)
     if claim is not None:
         return claim
-    subject = (fact.subject or "").lower()
-    return Claim(subject, fact.content, True, "", numbers_in(fact.content),
-                 terms_of(fact.content))
+    return Claim((fact.subject or "").lower(), fact.content, True, "", numbers_in(fact.content),
+                 frozenset(content_words(fact.content)))
 
 
-def _names(claim: Claim) -> frozenset[str]:
-    return frozenset(_NAME.findall(claim.predicate))
-
-
-def aligned(a: Sequence[str], b: Sequence[str], words: dict[str, np.ndarray]) -> tuple[float,
-                                                                                         float]:
+def aligned(a: Sequence[str], b: Sequence[str],
+            words: dict[str, np.ndarray]) -> tuple[float, float]:
     """``(min, mean)`` over the words of each side missing from the other of the best cosine
     to a word of the other side (greedy word alignment by embedding, as BERTScore, Zhang et
     al., ICLR 2020); ``(1, 1)`` when no word differs, ``(0, 0)`` without word vectors."""
@@ -185,7 +177,7 @@ def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
     polarity = float(a.positive != b.positive)
     both_numbers = bool(a.numbers) and bool(b.numbers)
     numbers_differ = float(both_numbers and a.numbers != b.numbers)
-    na, nb = _names(a), _names(b)
+    na, nb = (frozenset(_NAME.findall(c.predicate)) for c in (a, b))
     names_differ = float(bool(na) and bool(nb) and not (na <= nb or nb <= na))
     same_attr = float(attr_a is not None and attr_a == attr_b)
     same, entailed, opposite = word_relations(a.words, b.words, lexicon)
@@ -313,12 +305,14 @@ def reconcile_facts(
     conflicts.sort(key=lambda c: -c[3])
     return ReconcileDecision(
         duplicates=_groups(facts, same, [c[:3] for c in conflicts],
-                           [terms_of(f.content) | numbers_in(f.content) for f in facts]),
+                           [frozenset(content_words(f.content)) | numbers_in(f.content)
+                            for f in facts]),
         contradictions=[Contradiction(first_id=facts[i].id, second_id=facts[j].id,
                                       rationale=why) for i, j, why, _ in conflicts])
 
 
 def _rank(fact: Fact) -> tuple[float, float, int]:
+    """How trustworthy a fact is: confidence, then newest, then longest."""
     return (fact.confidence, fact.created_at.timestamp(), len(fact.content))
 
 
@@ -326,8 +320,9 @@ def _groups(facts: Sequence[Fact], same: list[tuple[int, int, str]],
             conflicts: list[tuple[int, int, str]],
             words: Sequence[frozenset[str]]) -> list[DuplicateGroup]:
     """Connected components of the duplicate relation, minus those holding a conflict. The
-    merged text is a member whose ``words`` hold every other member's ("has a cat and a dog"
-    over "has a cat"); among those, or when none does, the most trustworthy (:func:`_rank`)."""
+    merged text is a member's (nothing invented): one whose ``words`` hold every other
+    member's ("has a cat and a dog" over "has a cat"); among those, or when none does, the most
+    trustworthy (:func:`_rank`)."""
     parent = list(range(len(facts)))
 
     def root(x: int) -> int:

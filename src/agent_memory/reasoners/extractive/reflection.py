@@ -117,18 +117,11 @@ def reflect_session(turns: Sequence[Turn], categories: Sequence[str]) -> Session
                    if tid not in fact.evidence and jaccard(terms, other) >= CORROBORATION_JACCARD]
         support = list(dict.fromkeys(support))
         confidence = min(0.99, fact.confidence + 0.1 * min(2, len(support)))
-        insights.append(
-            InsightDraft(
-                category=category,
-                insight_text=fact.text,
-                confidence=round(confidence, 2),
-                importance=fact.importance or 5,
-                evidence=[*fact.evidence, *support],
-            )
-        )
-    return SessionReflection(
-        reflection_flag="insight" if insights else "no-insight", insights=insights
-    )
+        insights.append(InsightDraft(
+            category=category, insight_text=fact.text, confidence=round(confidence, 2),
+            importance=fact.importance or 5, evidence=[*fact.evidence, *support]))
+    return SessionReflection(reflection_flag="insight" if insights else "no-insight",
+                             insights=insights)
 
 
 def _kind(annotation: Any) -> str | None:

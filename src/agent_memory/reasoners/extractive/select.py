@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ import numpy as np
 from ...embedders.base import Embedder
 from ...errors import ModelUnavailableError
 from .parse import KINDS, Clause
+from .person import YOU_WORDS
 from .sentences import content_terms, word_set, words
 
 WEIGHTS = Path(__file__).with_name("clause_selector.npz")
@@ -29,7 +31,6 @@ _NAMED = word_set("PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LANGUAG
 _AMOUNT = word_set("CARDINAL QUANTITY MONEY PERCENT ORDINAL")
 _TIME = frozenset(("DATE", "TIME"))
 _TENSES = (("VBD", "VBN"), ("VBP", "VBZ"), ("MD",), ("VBG",))
-_YOU = word_set("you your yours yourself you're you've you'll you'd")
 PARSE_FEATURES = (*(f"kind_{k}" for k in KINDS), "past", "present", "modal", "gerund",
                   "negated", "named", "amount", "time", "question", "you", "log_words",
                   "log_nouns", "anaphora", "copular")
@@ -37,7 +38,6 @@ PARSE_FEATURES = (*(f"kind_{k}" for k in KINDS), "past", "present", "modal", "ge
 
 _SHARED: list[Embedder] = []
 _LOCK = threading.Lock()
-_MODEL: list[tuple[np.ndarray, float]] = []
 
 
 def shared_embedder() -> Embedder:
@@ -63,9 +63,7 @@ def candidate(clause: Clause) -> bool:
     one content term ("I'm vegetarian", "I'm 34", "I'm a nurse"), which says what the speaker
     is in a single word.
     """
-    if clause.kind == "other" or clause.question:
-        return False
-    if _YOU.intersection(words(clause.text)):
+    if clause.kind == "other" or clause.question or YOU_WORDS.intersection(words(clause.text)):
         return False
     terms = content_terms(clause.text)
     if clause.copular and clause.kind == "self":
@@ -81,7 +79,7 @@ def parse_features(clause: Clause) -> list[float]:
     return [*(float(clause.kind == k) for k in KINDS), *tense, float(clause.negated),
             float(bool(labels & _NAMED)), float(bool(labels & _AMOUNT)),
             float(bool(labels & _TIME)), float(clause.question),
-            float(any(w.strip(",.!?") in _YOU for w in words)), math.log1p(len(words)),
+            float(any(w.strip(",.!?") in YOU_WORDS for w in words)), math.log1p(len(words)),
             math.log1p(clause.nouns), float(min(clause.anaphora, 3)), float(clause.copular)]
 
 
@@ -101,12 +99,10 @@ def features(clauses: Sequence[Clause],
     return np.hstack([np.asarray(vectors, dtype=np.float32), parsed])
 
 
+@lru_cache(maxsize=1)
 def _weights() -> tuple[np.ndarray, float]:
-    with _LOCK:
-        if not _MODEL:
-            with np.load(WEIGHTS) as data:
-                _MODEL.append((data["coef"].astype(np.float32), float(data["intercept"][0])))
-        return _MODEL[0]
+    with np.load(WEIGHTS) as data:
+        return data["coef"].astype(np.float32), float(data["intercept"][0])
 
 
 def worth(clauses: Sequence[Clause],

@@ -4,10 +4,8 @@ Salience is centroid-based (Radev et al., "Centroid-based summarization of multi
 2004, the MEAD system): each sentence is a TF-IDF vector over its content terms (Salton and
 Buckley, "Term-weighting approaches in automatic text retrieval", 1988; every sentence counts as
 a document), and a sentence scores its cosine similarity to the centroid of all of them, so
-sentences about what the conversation is mostly about score high. Small additive bonuses reward
-what makes a memory useful (numbers, named entities, dates, first-person disclosures) and
-greetings, thanks and bare reactions ("Wow, that's great!") are marked as filler with a
-negative score.
+sentences about what the conversation is mostly about score high; :func:`salience` gives the
+bonuses and the filler rule.
 """
 
 from __future__ import annotations
@@ -131,12 +129,8 @@ def content_terms(text: str, exclude: Iterable[str] = ()) -> list[str]:
         exclude: lower-cased words to drop too (e.g. the speakers' names).
     """
     excluded = set(exclude)
-    terms = []
-    for word in words(text):
-        if word in STOPWORDS or word in FILLER or word in excluded or len(word) < 2:
-            continue
-        terms.append(_stem(word))
-    return terms
+    return [_stem(w) for w in words(text)
+            if w not in STOPWORDS and w not in FILLER and w not in excluded and len(w) >= 2]
 
 
 def is_filler(text: str, terms: Sequence[str]) -> bool:
@@ -155,16 +149,10 @@ def entities(text: str, exclude: Iterable[str] = ()) -> list[str]:
 
     ``exclude`` holds lower-cased names to ignore (speakers addressing each other).
     """
-    excluded = set(exclude)
-    found = []
-    start = len(text) - len(text.lstrip(" \"'(\u201c"))
-    for match in _CAPITALIZED.finditer(text):
-        if match.start() == start:
-            continue  # the capital of the first word says nothing
-        name = match.group(0)
-        if name.lower() not in excluded and name.lower() not in STOPWORDS:
-            found.append(name)
-    return found
+    excluded = set(exclude) | STOPWORDS
+    start = len(text) - len(text.lstrip(" \"'(\u201c"))  # the first word's capital says nothing
+    return [m.group(0) for m in _CAPITALIZED.finditer(text)
+            if m.start() != start and m.group(0).lower() not in excluded]
 
 
 def salience(
@@ -194,15 +182,12 @@ def salience(
     n = len(sentences)
     if n == 0:
         return []
-    document_frequency: Counter[str] = Counter()
-    for sentence_terms in terms:
-        document_frequency.update(set(sentence_terms))
+    document_frequency = Counter(t for sentence_terms in terms for t in set(sentence_terms))
     idf = {t: math.log((1 + n) / (1 + df)) + 1.0 for t, df in document_frequency.items()}
     vectors: list[dict[str, float]] = []
     centroid: Counter[str] = Counter()
     for sentence_terms in terms:
-        counts = Counter(sentence_terms)
-        vector = {t: c * idf[t] for t, c in counts.items()}
+        vector = {t: c * idf[t] for t, c in Counter(sentence_terms).items()}
         norm = math.sqrt(sum(v * v for v in vector.values())) or 1.0
         vector = {t: v / norm for t, v in vector.items()}
         vectors.append(vector)

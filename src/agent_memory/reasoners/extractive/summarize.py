@@ -106,8 +106,8 @@ def key_topics(texts: Sequence[str], names: Sequence[str] = (), limit: int = 5) 
     """Up to ``limit`` topic phrases: repeated content bigrams first, then frequent words.
 
     A bigram is two adjacent content words (no stopword, filler, name, calendar word or
-    punctuation between); it counts when seen at least twice. Words follow by frequency (ties: first seen), skipping
-    words already inside a chosen bigram. Phrases are lower-cased.
+    punctuation between); it counts when seen at least twice. Words follow by frequency (ties:
+    first seen), skipping words already inside a chosen bigram. Phrases are lower-cased.
     """
     excluded = name_forms(set(names)) | _CALENDAR_WORDS
     unigrams: Counter[str] = Counter()
@@ -126,12 +126,7 @@ def key_topics(texts: Sequence[str], names: Sequence[str] = (), limit: int = 5) 
             previous = word
     topics = [b for b, n in bigrams.most_common() if n >= 2][:limit]
     covered = {w for b in topics for w in b.split()}
-    for word, _count in unigrams.most_common():
-        if len(topics) >= limit:
-            break
-        if word not in covered:
-            topics.append(word)
-    return topics
+    return topics + [w for w, _ in unigrams.most_common() if w not in covered][:limit - len(topics)]
 
 
 def check_budget(max_tokens: int) -> None:
@@ -145,9 +140,8 @@ def _finish(candidates: list[_Candidate], max_tokens: int, names: set[str]) -> S
     if not chosen:  # every sentence is longer than the budget: cut the most salient one
         best = max(candidates, key=lambda c: (c.score, c.order))
         text = truncate_tokens(best.display, max_tokens) or truncate_tokens(best.body, 1)
-        evidence = [best.turn_id] if best.turn_id else []
         return SummaryDraft(text=text, key_topics=key_topics([best.body], sorted(names)),
-                            evidence=evidence)
+                            evidence=[best.turn_id] if best.turn_id else [])
     return SummaryDraft(
         text="\n".join(c.display for c in chosen),  # one sentence per line
         key_topics=key_topics([c.body for c in candidates if c.score >= 0]
@@ -159,11 +153,8 @@ def _finish(candidates: list[_Candidate], max_tokens: int, names: set[str]) -> S
 def name_forms(names: set[str]) -> set[str]:
     """Lower-cased names, their words and their prefixes of 3+ letters ("mel" for Melanie),
     so that speakers addressing each other do not count as content."""
-    forms: set[str] = set()
-    for name in names:
-        for part in name.lower().split():
-            forms.update(part[:k] for k in range(3, len(part) + 1))
-    return forms
+    return {part[:k] for name in names for part in name.lower().split()
+            for k in range(3, len(part) + 1)}
 
 
 def _score(candidates: list[_Candidate], names: set[str]) -> None:
@@ -243,8 +234,7 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
     names = {c.speaker for c in candidates if c.speaker}
     speakers = speakers_of(turns)
     names.update(speakers)
-    lowered = frozenset(
-        part.lower() for name in names for part in (name, name.split()[0]))
+    lowered = frozenset(part.lower() for name in names for part in (name, name.split()[0]))
     proper = {e.split()[0] for t in turns for e in entities(t.content)} | set(names)
     people = [n for n, _ in Counter(speaker_name(t) for t in turns).most_common()]
     new: list[_Candidate] = []

@@ -147,10 +147,8 @@ class WordNet:
         line = _search(self._index[pos], lemma.encode(), self._starts[pos])
         if line is None:
             return ()
-        fields = line.split()
-        pointer_count = int(fields[3])
-        offsets = fields[4 + pointer_count + 2:]
-        return tuple(int(o) for o in offsets)
+        fields = line.split()  # lemma pos count pointer_count [pointers] count tagsense offsets
+        return tuple(int(o) for o in fields[6 + int(fields[3]):])
 
 
 def _read_exceptions(path: Path) -> dict[str, tuple[str, ...]]:
@@ -176,8 +174,7 @@ def _search(index: mmap.mmap, key: bytes, start: int) -> str | None:
     low, high = start, len(index)
     while low < high:
         middle = (low + high) // 2
-        line_start = index.rfind(b"\n", start, middle) + 1 if middle > start else start
-        line_start = max(line_start, start)
+        line_start = max(index.rfind(b"\n", start, middle) + 1, start)
         line_end = index.find(b"\n", line_start)
         if line_end == -1:
             line_end = len(index)
