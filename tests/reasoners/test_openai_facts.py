@@ -134,7 +134,8 @@ async def test_first_person_facts_are_rewritten_for_the_speaker_of_the_cited_tur
     facts = (await reasoner.extract_facts(turns)).facts
     texts = [f.text for f in facts]
     assert re.match(r"Priya and (?:her husband|family) now think they need \$60,000", texts[0])
-    assert texts[1] == "Priya moved to Portland in May."
+    # said in April 2025, in the past tense: the May before
+    assert texts[1] == "Priya moved to Portland in May 2024."
     assert [f.subject for f in facts[:2]] == ["Priya", "Priya"]
     assert texts[2] == "Priya's employer is in the US."  # the country, not "us"
     # a fact citing the advisor's turn is not rewritten as the advisor's self-disclosure
