@@ -352,3 +352,15 @@ async def test_a_summary_compresses_the_new_turns_about_five_to_one():
     assert draft.text.startswith(sentences[0]) and draft.text.endswith(".")
     # the prompt states the compressed budget, not max_tokens
     assert "400" not in user_message(chat.requests[0]) + chat.requests[0]["messages"][0]["content"]
+
+
+async def test_one_long_summary_sentence_is_cut_at_a_clause():
+    long_sentence = ("Priya looked at her pension statement, the hospital matches 4%, and she "
+                     "wants to raise her contribution to 6% from next month because retiring "
+                     "by sixty matters to her and her husband, who also works at the hospital.")
+    chat = ScriptedChatModel([{"text": long_sentence, "key_topics": [], "evidence": []}])
+    draft = await reasoner_for(chat).summarize_thread("Earlier.", TURNS, max_tokens=22)
+    # a whole clause of the answer, closed with a full stop (not cut mid-clause)
+    assert draft.text.endswith(".") and len(draft.text) > 20
+    clause = draft.text[:-1]
+    assert long_sentence.startswith(clause) and long_sentence[len(clause)] == ","

@@ -379,8 +379,9 @@ def _keep_known(ids: Sequence[str], known: set[str]) -> list[str]:
 
 
 def _fit(text: str, max_tokens: int) -> str:
-    """``text`` within ``max_tokens``: whole sentences from the start while they fit, else the
-    first sentence cut to the budget."""
+    """``text`` within ``max_tokens``: whole sentences from the start while they fit; when
+    not even the first fits, its clauses up to the last comma or semicolon that fits, closed
+    with a full stop; else the text cut to the budget."""
     text = text.strip()
     if count_tokens(text) <= max_tokens:
         return text
@@ -390,7 +391,11 @@ def _fit(text: str, max_tokens: int) -> str:
         if count_tokens(longer) > max_tokens:
             break
         kept = longer
-    return kept or truncate_tokens(text, max_tokens)
+    if kept:
+        return kept
+    cut = truncate_tokens(text, max_tokens)
+    clause = re.match(r"(.*\w)\s*[,;]", cut)
+    return f"{clause.group(1)}." if clause else cut
 
 
 def _check_budget(max_tokens: int) -> None:
