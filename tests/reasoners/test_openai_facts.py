@@ -159,3 +159,15 @@ async def test_evidence_of_no_id_is_still_refused():
     reasoner = OpenAIReasoner("qwen-test", client=chat.async_client(), max_repairs=1)
     with pytest.raises(MalformedOutputError):
         await reasoner.extract_facts(SESSION)
+
+
+async def test_role_labels_of_the_prompt_are_taken_out_and_facts_end_with_a_stop():
+    chat = ScriptedChatModel([{"facts": [
+        {"text": "Priya (user) is 34", "subject": "Priya (user)", "evidence": ["s2:0"]},
+        _fact("Priya wants to raise her pension contribution to 6%!", "s2:2"),
+    ]}])
+    reasoner = OpenAIReasoner("qwen-test", client=chat.async_client())
+    facts = (await reasoner.extract_facts(SESSION)).facts
+    assert [f.text for f in facts] == ["Priya is 34.",
+                                       "Priya wants to raise her pension contribution to 6%!"]
+    assert facts[0].subject == "Priya"

@@ -14,6 +14,8 @@
   the offline reasoner writes its facts (:func:`~.extractive.person.to_third_person`: "Priya
   and her husband now think they need ..."), and its ``subject`` is that speaker when the
   model gave none.
+- **Form**: the role label the prompt shows after a speaker's name ("Priya (user) is 34") is
+  taken out of a fact, and a fact ends with a full stop.
 - **Empty answers**: small models sometimes answer ``{"facts": []}`` for turns full of
   self-disclosures ("I'm 34 and I work as a nurse"), or only a fact from a planted
   instruction. When a request whose turns hold clear self-disclosures
@@ -73,6 +75,19 @@ def absolute_dates(fact: FactDraft, turn: Turn) -> FactDraft:
     day = next((m.date for m in resolved.mentions if m.date and m.precision == "day"), None)
     occurred = iso_date(fact.occurred_at) or (day.isoformat() if day else None)
     return fact.model_copy(update={"text": resolved.text, "occurred_at": occurred})
+
+
+_ROLE_LABEL = re.compile(r"\s*\((?:user|assistant|system|tool)\)", re.IGNORECASE)
+
+
+def tidy(fact: FactDraft) -> FactDraft:
+    """``fact`` without the role labels of the prompt's speaker lines ("Priya (user)" ->
+    "Priya") and ending with a full stop."""
+    text = _ROLE_LABEL.sub("", fact.text).strip()
+    if text and text[-1] not in ".!?":
+        text += "."
+    subject = _ROLE_LABEL.sub("", fact.subject).strip() if fact.subject else fact.subject
+    return fact.model_copy(update={"text": text, "subject": subject or None})
 
 
 def third_person(fact: FactDraft, turn: Turn, speaker: Speaker) -> FactDraft:
@@ -138,7 +153,7 @@ async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
                 uncited.append(f"- facts.{i} ({fact.text[:60]!r}) cites {fact.evidence}")
                 continue
             turn = by_id[cited[0]]
-            fact = absolute_dates(fact.model_copy(update={"evidence": cited}), turn)
+            fact = absolute_dates(tidy(fact.model_copy(update={"evidence": cited})), turn)
             facts.append(third_person(fact, turn, speakers[speaker_name(turn)]))
         if uncited:
             raise OutputRejected(
