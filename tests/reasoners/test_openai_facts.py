@@ -129,6 +129,7 @@ async def test_first_person_facts_are_rewritten_for_the_speaker_of_the_cited_tur
         {"text": "I moved to Portland in May.", "subject": None, "evidence": ["s2:2"]},
         _fact("Priya's employer is in the US.", "s2:2"),
         _fact("Priya's advisor says we should save four more years.", "s2:1"),
+        {"text": "I need a bigger flat.", "evidence": ["s2:2"]},
     ]}])
     reasoner = OpenAIReasoner("qwen-test", client=chat.async_client())
     facts = (await reasoner.extract_facts(turns)).facts
@@ -140,6 +141,7 @@ async def test_first_person_facts_are_rewritten_for_the_speaker_of_the_cited_tur
     assert texts[2] == "Priya's employer is in the US."  # the country, not "us"
     # a fact citing the advisor's turn is not rewritten as the advisor's self-disclosure
     assert texts[3] == "Priya's advisor says we should save four more years."
+    assert texts[4] == "Priya needs a bigger flat."  # agreement from the parse's tags
     assert not any(re.match(r"(?:We|I|My|Our)\b", t) for t in texts)
 
 

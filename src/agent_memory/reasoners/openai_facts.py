@@ -31,12 +31,14 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .._threads import run_in_worker
 from ..models import Turn
 from ..text.dates import resolve_dates
 from ..text.injection import injection_reason
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
 from .extractive.facts import speaker_name, speakers_of
+from .extractive.parse import parse
 from .extractive.person import Speaker, to_third_person
 from .structured import OutputRejected, schema_text
 
@@ -93,14 +95,25 @@ def tidy(fact: FactDraft) -> FactDraft:
 def third_person(fact: FactDraft, turn: Turn, speaker: Speaker) -> FactDraft:
     """``fact`` in the third person when its text speaks in the first (I, my, we, our, ...;
     "US" in capitals is the country), for ``speaker``, who said ``turn`` (the turn it cites
-    first); its ``subject`` becomes the speaker's name when it had none. Facts citing an
-    assistant, tool or system turn, and facts already in the third person, are returned
-    unchanged."""
+    first), verbs agreeing by the parse's tags ("we need" -> "she needs"); its ``subject``
+    becomes the speaker's name when it had none. Facts citing an assistant, tool or system
+    turn, and facts already in the third person, are returned unchanged. Parses (spaCy):
+    call it off the event loop."""
     if turn.role.value != "user" or not any(
             m.group(0) != "US" for m in _FIRST_PERSON.finditer(fact.text)):
         return fact
-    return fact.model_copy(update={"text": to_third_person(fact.text, speaker),
+    [doc] = parse([fact.text])
+    tags = {t.lower_: t.tag_ for t in reversed(doc)}  # a word's first occurrence wins
+    return fact.model_copy(update={"text": to_third_person(fact.text, speaker, tags),
                                    "subject": fact.subject or speaker.name})
+
+
+def third_persons(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
+    """:func:`third_person` for each of ``facts`` (their evidence already among ``turns``)."""
+    by_id = {turn.id: turn for turn in turns}
+    speakers = speakers_of(turns)
+    return [third_person(f, by_id[f.evidence[0]], speakers[speaker_name(by_id[f.evidence[0]])])
+            for f in facts]
 
 
 def iso_date(value: str | None) -> str | None:
@@ -134,7 +147,7 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtract
         if disclosed and not any(shown & set(f.evidence) for f in found.facts):
             found = found.model_copy(update={"facts": [*found.facts, *(await _extract_part(
                 r, disclosed, prompts.disclosure_messages(disclosed, schema))).facts]})
-        facts += found.facts
+        facts += await run_in_worker(third_persons, found.facts, part)
     return FactExtraction(facts=facts)
 
 
@@ -142,7 +155,6 @@ async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
                         messages: list[dict[str, str]]) -> FactExtraction:
     """One request: ``turns`` fit the context window."""
     by_id = {turn.id: turn for turn in turns}
-    speakers = speakers_of(turns)
 
     def check(result: FactExtraction) -> FactExtraction:
         facts: list[FactDraft] = []
@@ -154,7 +166,7 @@ async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
                 continue
             turn = by_id[cited[0]]
             fact = absolute_dates(tidy(fact.model_copy(update={"evidence": cited})), turn)
-            facts.append(third_person(fact, turn, speakers[speaker_name(turn)]))
+            facts.append(fact)
         if uncited:
             raise OutputRejected(
                 "these facts cite no turn id shown in the conversation (use the ids in "
