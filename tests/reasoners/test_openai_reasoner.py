@@ -110,6 +110,20 @@ async def test_malformed_json_then_schema_error_then_good_answer_is_repaired():
     repair = third[-1]["content"]
     assert "facts.0.confidence" in repair and "less than or equal to 1" in repair
     assert "matches the schema" in repair
+    # a repair shows the last answer only: requests do not grow round by round
+    assert len(third) == len(second) and third[:-2] == second[:-2]
+
+
+async def test_a_long_bad_answer_is_shortened_in_the_repair_to_fit_the_context():
+    from agent_memory.reasoners.chunking import message_tokens
+
+    rambling = "{" + " ".join(f"word{i}" for i in range(5000))
+    chat = ScriptedChatModel([rambling, rambling, GOOD_FACTS])
+    reasoner = reasoner_for(chat, max_repairs=2, context_tokens=2048)
+    assert len((await reasoner.extract_facts(TURNS)).facts) == 2
+    for request in chat.requests[1:]:
+        assert message_tokens(request["messages"]) <= 2048 - 2048 // 4
+        assert request["messages"][-2]["content"].startswith("{word0 word1")
 
 
 async def test_always_malformed_raises_with_last_raw_output():

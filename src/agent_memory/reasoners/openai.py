@@ -364,8 +364,8 @@ class OpenAIReasoner(Reasoner):
             return await self.chat.ask(conversation, model)
 
         return await complete_structured(
-            ask, messages, model, max_repairs=self.max_repairs, check=check
-        )
+            ask, messages, model, max_repairs=self.max_repairs, check=check,
+            context_tokens=self.context_tokens)
 
 
 def _keep_known(ids: Sequence[str], known: set[str]) -> list[str]:

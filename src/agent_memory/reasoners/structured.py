@@ -29,7 +29,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..errors import MalformedOutputError
+from ..tokens import count_tokens, truncate_tokens
 from . import prompts
+from .chunking import message_tokens
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -222,8 +224,14 @@ async def complete_structured(
     *,
     max_repairs: int = 2,
     check: Callable[[T], T] | None = None,
+    context_tokens: int | None = None,
 ) -> T:
     """Ask until the answer validates against ``model``, repairing at most ``max_repairs`` times.
+
+    A repair request is the opening messages, the last answer and what was wrong with it
+    (earlier rounds are not repeated, so repairs never grow the request). With
+    ``context_tokens``, the answer shown back is shortened so that the request leaves a quarter
+    of the window for the new answer (a small local model's context is 4,096 tokens).
 
     Args:
         ask: sends a message list to the model and returns the raw answer text; it raises
@@ -232,6 +240,7 @@ async def complete_structured(
         model: the pydantic model the answer must validate against.
         max_repairs: extra attempts after the first, each with a repair turn (>= 0).
         check: optional task-level check/normaliser, see :func:`parse_output`.
+        context_tokens: the model's context window in tokens, or ``None`` (no limit).
 
     Returns:
         The validated (and checked) model instance.
@@ -240,7 +249,7 @@ async def complete_structured(
         MalformedOutputError: still invalid after the repairs; ``raw`` is the last answer.
         ReasonerError: raised by ``ask``.
     """
-    conversation = list(messages)
+    conversation: list[Message] = list(messages)
     raw = ""
     problem = ""
     for _attempt in range(max(0, max_repairs) + 1):
@@ -249,13 +258,22 @@ async def complete_structured(
             return parse_output(raw, model, check)
         except OutputRejected as exc:
             problem = str(exc)
-        conversation = [
-            *conversation,
-            {"role": "assistant", "content": raw},
-            {"role": "user", "content": prompts.repair_message(problem)},
-        ]
+        conversation = _repair_request(messages, raw, prompts.repair_message(problem),
+                                       context_tokens)
     raise MalformedOutputError(
         f"model output failed validation as {model.__name__} after {max_repairs} repair(s): "
         f"{' '.join(problem.split())[:300] or 'invalid'}",
         raw=raw,
     )
+
+
+def _repair_request(messages: list[Message], raw: str, repair: str,
+                    context_tokens: int | None) -> list[Message]:
+    """The opening ``messages``, the answer ``raw`` (cut to fit ``context_tokens`` with a
+    quarter of it left for the new answer) and the ``repair`` turn."""
+    if context_tokens is not None:
+        fixed = message_tokens([*messages, {"role": "user", "content": repair}]) + 4
+        room = max(0, context_tokens - context_tokens // 4 - fixed)
+        if count_tokens(raw) > room:
+            raw = truncate_tokens(raw, room) if room else ""
+    return [*messages, {"role": "assistant", "content": raw}, {"role": "user", "content": repair}]
