@@ -114,7 +114,7 @@ class Verifier:
             decision: the LLM's decision over ``facts`` (ids already checked to be in it).
             facts: the pool.
         """
-        from .extractive.reconcile import _read, default_model, is_candidate, pair_matrix
+        from .extractive.reconcile import default_model, is_candidate, pair_matrix, read_pool
 
         if not decision.contradictions and not decision.duplicates:
             return VerifiedDecision()
@@ -136,7 +136,7 @@ class Verifier:
         local = {k: n for n, k in enumerate(subset)}
         pool = [facts[k] for k in subset]
         vectors = embedder.embed_sync([f.content for f in pool])
-        reading = _read(pool, attributes)
+        reading = read_pool(pool, attributes)
         rows = pair_matrix(pool, vectors, [(local[i], local[j]) for i, j in every],
                            attributes=attributes, lexicon=lexicon, reading=reading)
         probs = default_model().probabilities(rows)

@@ -209,7 +209,7 @@ def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
     ]
 
 
-def _read(facts: Sequence[Fact], attributes: AttributeIndex | None) -> tuple:
+def read_pool(facts: Sequence[Fact], attributes: AttributeIndex | None) -> tuple:
     """Claims, single-valued attributes, predicate and object embeddings of ``facts``, and
     the embeddings of their words (``{word: vector}``)."""
     claims = [claim_of(f) for f in facts]
@@ -232,8 +232,8 @@ def pair_matrix(facts: Sequence[Fact], vectors: np.ndarray | None,
     """Features ``(len(pairs), F)`` of index pairs ``(i, j)`` of ``facts``; each pair is read
     older first. ``vectors`` are the facts' L2-normalised embeddings ``(n, dim)`` or ``None``;
     predicates and objects are embedded with ``attributes``' embedder (cosines 0 without).
-    ``reading`` is :func:`_read`'s result when already computed."""
-    claims, found, pred_vectors, obj_vectors, words = reading or _read(facts, attributes)
+    ``reading`` is :func:`read_pool`'s result when already computed."""
+    claims, found, pred_vectors, obj_vectors, words = reading or read_pool(facts, attributes)
     rows = []
     for i, j in pairs:
         if facts[j].created_at < facts[i].created_at:
@@ -273,7 +273,7 @@ def reconcile_facts(
     if vectors is not None and len(vectors) != n:
         raise ValueError(f"got {len(vectors)} vectors for {n} facts")
     model = model or default_model()
-    reading = _read(facts, attributes)
+    reading = read_pool(facts, attributes)
     claims, found = reading[0], reading[1]
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)
              if claims[i].subject == claims[j].subject]
