@@ -6,7 +6,17 @@ extractive reasoner with the local all-MiniLM-L6-v2 embeddings. A pair is predic
 ``duplicate`` when the two facts land in one duplicate group, ``contradiction`` when they are
 reported as a contradicting pair, else ``unrelated``. Precision and recall are computed per
 class, and "disagreeing pairs merged" counts contradictions predicted ``duplicate`` (a merge
-that loses one of two facts that disagree; it must be 0).
+that loses one of two facts that disagree; it must be 0); unrelated pairs merged are counted
+beside it (they lower duplicate precision).
+
+``--store DB`` reconciles each user's current facts of a SQLite store whole (e.g. the
+offline facts of LoCoMo conversations, ``agent-memory eval locomo-memory --store DB``) and
+prints the share of facts retired: unlabelled, a check that real pools are not over-retired.
+
+``--pools`` also reconciles each written pool (``data/reconcile_pools.jsonl``: every fact
+stored about one person, every pair labelled) whole, as a user's facts are reconciled, and
+counts the facts wrongly retired: the figure that pairs alone hide, since most pairs of a real
+pool share a topic and hold together.
 
 Pairs are read with :mod:`agent_memory.eval.reconcile_pairs`: every pair gets a split by
 person (``train``, ``tune``, ``heldout``, ``check`` for the check set's persons, ``locomo`` for
@@ -19,7 +29,7 @@ issue 20), no disagreeing pair merged.
 Usage::
 
     python bench/reconcile_quality.py [--pairs PATH|written] [--split SPLIT|all]
-                                      [--errors]
+                                      [--errors] [--pools] [--store DB]
     python bench/reconcile_quality.py --pairs written --split heldout \
         --reasoner compatible:qwen15 --reasoner-base-url http://127.0.0.1:8765/v1 --limit 30
 
@@ -41,6 +51,7 @@ from pathlib import Path
 
 from agent_memory.embedders.local import LocalEmbedder
 from agent_memory.eval.reconcile_pairs import SPLITS, load_pairs, written_pairs
+from agent_memory.eval.reconcile_pools import load_pools, pool_pairs
 from agent_memory.models import Fact
 from agent_memory.reasoners.extractive.attributes import AttributeIndex
 from agent_memory.reasoners.extractive.lexical import Lexicon, open_lexicon
@@ -108,10 +119,11 @@ def report(pairs: list[dict], predicted: list[str], show_errors: bool) -> dict[s
         recall = tp / (tp + fn) if tp + fn else 1.0
         figures[label] = {"precision": precision, "recall": recall, "tp": tp, "fp": fp, "fn": fn}
         print(f"{label:<14}{precision:>10.3f}{recall:>8.3f}{tp:>5}{fp:>5}{fn:>5}")
-    figures["merged_disagreeing"] = (counts[("contradiction", "duplicate")]
-                                     + counts[("unrelated", "duplicate")])
+    figures["merged_disagreeing"] = counts[("contradiction", "duplicate")]
     print(f"disagreeing pairs merged: {figures['merged_disagreeing']} "
-          f"of {sum(1 for p in pairs if p['label'] != 'duplicate')} contradictions or unrelated")
+          f"of {sum(1 for p in pairs if p['label'] == 'contradiction')} contradictions "
+          f"(unrelated pairs merged: {counts[('unrelated', 'duplicate')]} of "
+          f"{sum(1 for p in pairs if p['label'] == 'unrelated')})")
     sources = Counter(p.get("source", "").split(":")[0] for p in pairs)
     if len(sources) > 1:
         for source in sorted(sources):
@@ -213,6 +225,76 @@ def predict_llm(pairs: list[dict], spec: str, base_url: str | None,
     return asyncio.run(run())
 
 
+def score_pools(split: str, lexicon: Lexicon | None, show_errors: bool) -> None:
+    """Reconcile each written pool of ``split`` whole (every pair of its facts at once, as a
+    user's pool is reconciled) and print the pair figures and the facts wrongly retired."""
+    pools = load_pools(split=split)
+    if not pools:
+        print("no written pools for this split")
+        return
+    embedder = LocalEmbedder()
+    index = AttributeIndex(embedder.embed_sync)
+    rows: list[dict] = []
+    guesses: list[str] = []
+    wrong = total = missed = 0
+    for pool in pools:
+        facts = [Fact(id=f.id, user_id="bench", content=f.text, subject=pool.person,
+                      created_at=f.created_at) for f in pool.facts]
+        decision = reconcile_facts(facts, embedder.embed_sync([f.content for f in facts]),
+                                   attributes=index, lexicon=lexicon)
+        found = {frozenset((c.first_id, c.second_id)) for c in decision.contradictions}
+        retired = {c.first_id for c in decision.contradictions}
+        for pair in pool_pairs(pool):
+            a, b = pair.id.split(":", 1)[1].split("-")
+            rows.append(pair.model_dump(mode="json"))
+            guesses.append("contradiction" if frozenset((a, b)) in found else
+                           "duplicate" if any({a, b} <= set(g.fact_ids)
+                                              for g in decision.duplicates) else "unrelated")
+        wrong += len(retired - pool.retired())
+        missed += len(pool.retired() - retired)
+        total += len(facts)
+    print(f"\n== pools: {split} ({len(pools)} pools, {total} facts, each reconciled whole) ==")
+    report(rows, guesses, show_errors)
+    print(f"facts wrongly retired: {wrong} of {total} ({wrong / total:.1%}); facts that should "
+          f"be retired and were not: {missed} of {sum(len(p.retired()) for p in pools)}")
+
+
+def score_store(store: Path, lexicon: Lexicon | None) -> None:
+    """Reconcile each user's current facts in a SQLite store whole (unlabelled: e.g. the
+    store ``agent-memory eval locomo-memory --store`` wrote) and print the share of facts a
+    contradiction would retire: a careful annotator retires few facts of a real
+    conversation (people change some things, and mostly add)."""
+    import asyncio
+
+    from agent_memory.client import AsyncMemory
+    from agent_memory.config import Settings
+
+    async def read() -> dict[str, list[Fact]]:
+        async with AsyncMemory.open(Settings.load(store=str(store))) as memory:
+            users = await memory.store.users()
+            return {u: [r for r in await memory.get_memories(u, kinds=["fact"])
+                        if isinstance(r, Fact)] for u in users}
+
+    embedder = LocalEmbedder()
+    index = AttributeIndex(embedder.embed_sync)
+    print(f"\n== real pools: {store} (each user's current facts reconciled whole) ==")
+    retired_all = facts_all = 0
+    for user, facts in asyncio.run(read()).items():
+        if len(facts) < 2:
+            continue
+        decision = reconcile_facts(facts, embedder.embed_sync([f.content for f in facts]),
+                                   attributes=index, lexicon=lexicon)
+        retired = {c.first_id for c in decision.contradictions}
+        merged = sum(len(g.fact_ids) - 1 for g in decision.duplicates)
+        retired_all += len(retired)
+        facts_all += len(facts)
+        print(f"{user:<14} facts {len(facts):>4}  contradictions {len(decision.contradictions):>4}"
+              f"  retired {len(retired):>4} ({len(retired) / len(facts):.1%})  merged {merged}")
+    if facts_all:
+        print(f"all            facts {facts_all:>4}  retired {retired_all} "
+              f"({retired_all / facts_all:.1%})")
+
+
 def wrongly_retired(pairs: list[dict], predicted: list[str]) -> int:
     """Pairs labelled duplicate or unrelated called a contradiction (a good fact retired)."""
     return sum(1 for p, q in zip(pairs, predicted, strict=True)
@@ -229,6 +311,12 @@ def main() -> None:
                              "agent_memory.eval.reconcile_pairs); 'all' reports each split "
                              "present and the whole")
     parser.add_argument("--errors", action="store_true", help="list the misclassified pairs")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="also reconcile each user's current facts of this SQLite store "
+                             "whole and print the share retired (unlabelled real pools)")
+    parser.add_argument("--pools", action="store_true",
+                        help="also reconcile each written pool of the split whole "
+                             "(data/reconcile_pools.jsonl) and count facts wrongly retired")
     parser.add_argument("--wordnet", default=None,
                         help="WordNet database folder (default: AGENT_MEMORY_WORDNET, then the "
                              "usual places); 'none' decides without lexical relations")
@@ -283,6 +371,11 @@ def main() -> None:
         missed = bars_met(figures)
         print("bars (contradiction P>=0.9 R>=0.6, duplicate P>=0.9 R>=0.6, none merged): "
               + ("met" if not missed else "NOT met: " + "; ".join(missed)))
+    if args.pools:
+        for split in (("train", "tune", "heldout") if args.split == "all" else (args.split,)):
+            score_pools(split, lexicon, args.errors)
+    if args.store:
+        score_store(args.store, lexicon)
 
 
 if __name__ == "__main__":

@@ -108,9 +108,9 @@ async def test_duplicates_and_contradiction_in_one_pass(memory) -> None:
 
 
 async def test_pool_is_the_n_most_recent_and_rerun_changes_nothing(memory) -> None:
-    await put(memory, fact("Ana lives in Boston.", 1), fact("Ana lives in Porto.", 2),
-              fact("Ana works as a nurse.", 3), fact("Ana works as a teacher.", 4))
-    first = await memory.reconcile_memories("ana", n=2)  # only the job facts are seen
+    await put(memory, fact("Ana works as a nurse.", 1), fact("Ana works as a teacher.", 2),
+              fact("Ana lives in Boston.", 3), fact("Ana lives in Porto.", 4))
+    first = await memory.reconcile_memories("ana", n=2)  # only the residence facts are seen
     assert first.model_dump() == {"kept": 1, "merged": 0, "contradicted": 1}
     again = await memory.reconcile_memories("ana", n=2)
     assert again.model_dump()["contradicted"] == 0 and again.merged == 0

@@ -18,7 +18,7 @@ _ANCHOR = date(2000, 1, 1)
 """The reference day both facts' times are read against when compared."""
 
 _SUBJECT = re.compile(r"^(?:(?i:the user)\b|[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
-_PARTICLE = re.compile(r"^(?:up|off|out|down|away|from)(?:\s+(?:with|of|on))?\s+")
+_PARTICLE = re.compile(r"^(?:up|off|out|down|away|from|back)(?:\s+(?:with|of|on))?\s+")
 _TAIL = re.compile(r"\s+(?:and|to|for|in order to|because)\s+.*$", re.IGNORECASE)
 _CLAUSE = re.compile(r"\s*(?:,\s*|\s)(?:because|although|though|while|so that)\b.*$|:.*$",
                      re.IGNORECASE)

@@ -22,6 +22,10 @@ SENSES = 2
 DEPTH = 6
 """Most hypernym / holonym steps from the specific word to the general one."""
 
+KIN = 2
+"""Most hypernym steps from each of two alternatives to their common kind ("son" -> "male
+offspring" -> "offspring" <- "female offspring" <- "daughter")."""
+
 _UP = frozenset({"@", "@i", "#p"})
 """Pointers that lead to a more general concept: hypernym, instance hypernym, part holonym."""
 
@@ -124,6 +128,26 @@ class Lexicon:
         keys = {s.key for s in self._synsets(general)}
         return bool(keys) and bool(self._general(specific.lower()) & keys)
 
+    def _parents(self, word: str) -> frozenset[tuple[str, int]]:
+        """Keys of the hypernyms up to :data:`KIN` steps above ``word``'s :attr:`senses` most
+        frequent senses."""
+        seen: set[tuple[str, int]] = set()
+        frontier = [s.key for s in self._synsets(word)]
+        for _ in range(KIN):
+            frontier = [p.target for key in frontier for p in self.wordnet.synset(*key).pointers
+                        if p.symbol in ("@", "@i")]
+            seen.update(frontier)
+        return frozenset(seen)
+
+    def siblings(self, a: str, b: str) -> bool:
+        """Whether ``a`` and ``b`` are alternatives of one kind: senses with a common hypernym
+        within :data:`KIN` steps of each, neither the same sense nor one a kind of the other ("son" / "daughter",
+        "Volvo" / "Saab", "road" / "mountain"). Restating a claim swaps a word for a synonym;
+        swapping it for a sibling states another value."""
+        if a.lower() == b.lower() or self.same(a, b) or self.entails(a, b) or self.entails(b, a):
+            return False
+        return bool(self._parents(a) & self._parents(b))
+
     def _heads(self, word: str) -> tuple[tuple[Synset, ...], set[tuple[str, int]]]:
         """``word``'s verb and adjective senses, and their keys with the heads they are
         similar to."""
@@ -141,13 +165,15 @@ class Lexicon:
         ("full-time" / "part-time"). Noun antonyms ("brother" / "sister", "day" / "night")
         name different things, not opposite states of one, so they do not count: "has a
         sister" and "has two brothers" hold together."""
-        synsets_a = self._heads(a)[0]
+        synsets_a, heads_a = self._heads(a)
         if self._word_pointer(synsets_a, self._forms(a), "!", self._forms(b)):
             return True
         heads_b = self._heads(b)[1]
-        return any(p.symbol == "!" and p.target in heads_b
-                   for k in _similar(synsets_a)
-                   for p in self.wordnet.synset(*k).pointers)
+        # a head adjective's antonym heads a cluster whose satellites oppose it too
+        # ("married" / "divorced", a satellite of "unmarried"); either side may be the head
+        return any(p.symbol == "!" and p.target in other
+                   for mine, other in ((heads_a, heads_b), (heads_b, heads_a))
+                   for k in mine for p in self.wordnet.synset(*k).pointers)
 
 
 def _similar(synsets: Iterable[Synset]) -> set[tuple[str, int]]:
@@ -192,22 +218,42 @@ def gloss_relations(a: Sequence[str], b: Sequence[str],
 
 
 def word_relations(a: Sequence[str], b: Sequence[str],
-                   lexicon: Lexicon | None) -> tuple[int, int, int]:
-    """``(same, entailed, opposite)``: how many of the words only in ``a`` have a word only in
-    ``b`` of the same sense or adjective cluster (:meth:`Lexicon.same`,
-    :meth:`Lexicon.similar`), in an entailment either way (:meth:`Lexicon.entails`), or
-    opposite (:meth:`Lexicon.opposite`). All zero without a lexicon. Words are compared as
-    written (lower case)."""
+                   lexicon: Lexicon | None) -> tuple[int, int, int, int]:
+    """``(same, entailed, opposite, siblings)``: how many of the words only in ``a`` have a
+    word only in ``b`` of the same sense or adjective cluster (:meth:`Lexicon.same`,
+    :meth:`Lexicon.similar`), in an entailment either way (:meth:`Lexicon.entails`),
+    opposite (:meth:`Lexicon.opposite`), or an alternative of one kind
+    (:meth:`Lexicon.siblings`). All zero without a lexicon. Words are compared as written
+    (lower case)."""
     if lexicon is None:
-        return 0, 0, 0
+        return 0, 0, 0, 0
     only_a = [w for w in dict.fromkeys(a) if w not in b][:WORDS]
     only_b = [w for w in dict.fromkeys(b) if w not in a][:WORDS]
-    same = entailed = opposite = 0
+    same = entailed = opposite = siblings = 0
     for x in only_a:
         same += any(lexicon.same(x, y) or lexicon.similar(x, y) for y in only_b)
         entailed += any(lexicon.entails(x, y) or lexicon.entails(y, x) for y in only_b)
         opposite += any(lexicon.opposite(x, y) for y in only_b)
-    return same, entailed, opposite
+        siblings += any(lexicon.siblings(x, y) for y in only_b)
+    return same, entailed, opposite, siblings
+
+
+def lexical_cover(a: Sequence[str], b: Sequence[str], lexicon: Lexicon | None) -> float:
+    """The share of the words only in one side (both sides, :data:`WORDS` each) with a word
+    only in the other of the same sense, adjective cluster or an entailment either way: 1
+    when a restatement swapped related words only ("snowboards" / "snowboarder"), 0 without a lexicon or differing words."""
+    only_a = [w for w in dict.fromkeys(a) if w not in b][:WORDS]
+    only_b = [w for w in dict.fromkeys(b) if w not in a][:WORDS]
+    if lexicon is None or not (only_a and only_b):
+        return 0.0
+
+    def related(x: str, y: str) -> bool:
+        return (lexicon.same(x, y) or lexicon.similar(x, y) or lexicon.entails(x, y)
+                or lexicon.entails(y, x))
+
+    hits = sum(any(related(x, y) for y in only_b) for x in only_a)
+    hits += sum(any(related(y, x) for x in only_a) for y in only_b)
+    return hits / (len(only_a) + len(only_b))
 
 
 def open_lexicon(folder: str | None = None) -> Lexicon | None:

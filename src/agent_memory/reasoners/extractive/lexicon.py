@@ -114,11 +114,24 @@ NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?k?|\b(?:" + "|".join(NUMBER_WORDS) + 
                     re.IGNORECASE)
 
 
+_HOURS = re.compile(r"\b(half an|an|a|one|\d+(?:\.\d+)?|" + "|".join(_ONES)
+                    + r")\s+hours?\b", re.IGNORECASE)
+
+
+def _minutes(match: re.Match[str]) -> str:
+    count = match.group(1).lower()
+    hours = (0.5 if count == "half an" else 1.0 if count in ("an", "a", "one")
+             else float(_ONES[count]) if count in _ONES else float(count))
+    return f"{hours * 60:g} minutes"
+
+
 def numbers_in(text: str) -> frozenset[str]:
     """Numbers in ``text`` as digit strings: ``"$3,000"`` -> ``"3000"``, ``"two"`` -> ``"2"``,
-    ``"5k"`` -> ``"5000"``, ``"twenty-nine"`` -> ``"29"``."""
+    ``"5k"`` -> ``"5000"``, ``"twenty-nine"`` -> ``"29"``; hours in minutes, so that one
+    duration reads as one number: ``"an hour"`` and ``"60 minutes"`` -> ``"60"``."""
     text = _COMPOUND.sub(lambda m: str(_TENS[m.group(1).lower()] + _ONES[m.group(2).lower()]),
                          text)
+    text = _HOURS.sub(_minutes, text)
     out = set()
     for raw in NUMBER.findall(text):
         word = raw.lower()
