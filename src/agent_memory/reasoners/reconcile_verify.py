@@ -10,7 +10,8 @@ same single-valued attribute or have close predicates, :func:`.extractive.reconc
 and
 
 - the learned offline decision (:mod:`.extractive.reconcile`, local embeddings) does **not**
-  call the pair duplicate or unrelated with a probability of at least :data:`CONFIDENT`, or
+  call the pair duplicate or unrelated with a probability of at least :data:`CONFIDENT`
+  (the two summed: the probability that the pair is not a contradiction), or
 - the LLM's stated reason names a changed attribute of the same subject: both facts are about
   one subject, read as the same single-valued attribute (:mod:`.extractive.attributes`:
   residence, occupation, ...), the reason names it (:data:`ATTRIBUTE_WORDS`), and the
@@ -51,8 +52,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 CONFIDENT = 0.6
-"""Offline probability of ``duplicate`` or ``unrelated`` from which an LLM's contradiction
-is vetoed (unless its reason names a changed attribute)."""
+"""Offline probability of ``duplicate`` or ``unrelated`` (summed, for a proposed
+contradiction; each, for a proposed merge) from which an LLM's proposal is vetoed (a
+contradiction whose reason names a changed attribute is kept unless P(duplicate) reaches
+it)."""
 
 ATTRIBUTE_WORDS: dict[str, frozenset[str]] = {
     "residence": frozenset({"residence", "live", "lives", "living", "home", "city", "moved",
@@ -155,7 +158,7 @@ class Verifier:
                 continue
             named = (attribute is not None and attribute == reading[1][local[j]]
                      and _names(proposal.rationale, attribute))
-            refuted = max(p[0], p[2]) >= self.confident
+            refuted = p[0] + p[2] >= self.confident  # P(not a contradiction)
             if not refuted or (named and p[0] < self.confident):
                 why = (f"verified: {attribute} of {claim_i.subject} changed" if named
                        else f"verified: offline P(contradiction) {p[1]:.2f}")
@@ -164,10 +167,10 @@ class Verifier:
             else:
                 label = "duplicate" if p[0] >= p[2] else "unrelated"
                 vetoed.append(proposal.model_copy(update={"rationale": (
-                    f"vetoed: offline P({label}) {max(p[0], p[2]):.2f}; "
-                    f"proposed: {proposal.rationale}")}))
-                log.info("LLM contradiction %s / %s vetoed: offline P(%s) %.2f", facts[i].id,
-                         facts[j].id, label, max(p[0], p[2]))
+                    f"vetoed: offline P(duplicate or unrelated) {p[0] + p[2]:.2f}, mostly "
+                    f"{label}; proposed: {proposal.rationale}")}))
+                log.info("LLM contradiction %s / %s vetoed: offline P(duplicate or unrelated) "
+                         "%.2f", facts[i].id, facts[j].id, p[0] + p[2])
         groups, vetoed_groups = [], []
         for group, members in zip(decision.duplicates, group_pairs, strict=True):
             why = None
