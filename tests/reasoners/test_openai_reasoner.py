@@ -378,3 +378,19 @@ async def test_one_long_summary_sentence_is_cut_at_a_clause():
     assert draft.text.endswith(".") and len(draft.text) > 20
     clause = draft.text[:-1]
     assert long_sentence.startswith(clause) and long_sentence[len(clause)] == ","
+
+
+async def test_profile_fields_the_model_misfiles_move_to_the_offline_reading():
+    from agent_memory.profile_schema import schema_fields
+
+    facts = ["Priya looked at her pension statement and the hospital matches 4%.",
+             "Priya works as a nurse at St. Mary's hospital.", "Priya is 34."]
+
+    def everything_under_age(request: dict) -> dict:  # a small model's sorting
+        return {"fields": [{"field": "age", "facts": [1, 2, 3]}]}
+
+    reasoner = reasoner_for(ScriptedChatModel([everything_under_age]))
+    placed = await reasoner.assign_profile_fields("Priya", facts, schema_fields())
+    fields = [p.field for p in placed]
+    assert fields[2] == "age"  # the model's choice stands where the offline reading agrees
+    assert fields[0] == "finances" and fields[1] == "occupation"

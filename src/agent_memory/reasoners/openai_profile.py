@@ -4,15 +4,26 @@ The model only chooses a field for each fact (by number); it writes no profile t
 profile built this way says only what its facts say, in their words (a small model cannot slip
 a wrong number or a plan that was never made into it). Facts that do not fit one request are
 sent in several (:func:`agent_memory.reasoners.chunking.pack_items`), each numbered from 1.
+
+The choices are checked against the offline reading (:class:`.extractive.profile.FieldIndex`,
+the local embedder): a small model files "looked at her pension statement" under *age*. A
+fact stays where the model put it unless another field's prototypes are nearer by at least
+:data:`OVERRULE` and that field would be the offline choice (it reaches the field threshold
+and beats chatter); then it moves there, and the move is logged. Without the local embedder
+the model's choices stand (logged once per call).
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .._threads import run_in_worker
+from ..errors import ModelUnavailableError
 from ..profile_schema import SchemaField
 from . import chunking, prompts
 from .base import FieldAssignment
@@ -21,10 +32,58 @@ from .structured import OutputRejected, schema_text
 if TYPE_CHECKING:
     from .openai import OpenAIReasoner
 
+log = logging.getLogger(__name__)
+
 ANSWER_TOKENS = 600
 """Tokens kept free for the answer of one request (field names and fact numbers)."""
 LLM_SCORE = 0.5
 """Score of a field chosen by the model (it gives no confidence; ties rank newest first)."""
+OVERRULE = 0.1
+"""Cosine margin (all-MiniLM-L6-v2) by which the offline reading's field must beat the
+model's field to move a fact there."""
+
+_indexes: dict[tuple, object] = {}
+_lock = threading.Lock()
+
+
+def _field_index(fields: Sequence[SchemaField]):
+    """The offline :class:`~.extractive.profile.FieldIndex` of ``fields``, built once per
+    schema on the local embedder (raises :class:`ModelUnavailableError` without it)."""
+    from .extractive.profile import FieldIndex
+
+    key = tuple((f.name, tuple(f.prototypes)) for f in fields)
+    with _lock:
+        if key not in _indexes:
+            from ..embedders.local import LocalEmbedder
+
+            _indexes[key] = FieldIndex(LocalEmbedder().embed_sync, fields)
+        return _indexes[key]
+
+
+def check_fields(subject: str | None, facts: Sequence[str], fields: Sequence[SchemaField],
+                 chosen: Sequence[FieldAssignment]) -> list[FieldAssignment]:
+    """The model's field choices ``chosen`` (one per fact), each kept unless the offline
+    reading clearly puts the fact in another field (see the module docstring).
+
+    Raises:
+        ModelUnavailableError: the local embedding model is not installed.
+    """
+    from .extractive.profile import FIELD_THRESHOLD
+
+    index = _field_index(fields)
+    names = [f.name for f in fields]
+    best, chatter = index.scores(list(facts), [subject] * len(facts))
+    out = []
+    for text, row, reject, pick in zip(facts, best, chatter, chosen, strict=True):
+        k = int(row.argmax())
+        offline = names[k] if row[k] >= FIELD_THRESHOLD and row[k] > reject else None
+        if (pick.field is not None and offline is not None and offline != pick.field
+                and row[k] - row[names.index(pick.field)] >= OVERRULE):
+            log.info("profile field of %r: model chose %s, offline reading %s (%.2f vs %.2f)",
+                     text, pick.field, offline, row[k], row[names.index(pick.field)])
+            pick = FieldAssignment(field=offline, score=float(row[k]))
+        out.append(pick)
+    return out
 
 
 class FieldFacts(BaseModel):
@@ -62,7 +121,8 @@ async def assign_profile_fields(
     fields: Sequence[SchemaField],
 ) -> list[FieldAssignment]:
     """The field of each fact as the model sorts them (``None`` for facts it leaves out; a
-    fact named in two fields keeps the first).
+    fact named in two fields keeps the first), checked against the offline reading
+    (:func:`check_fields`).
 
     Raises:
         MalformedOutputError: invalid output after the reasoner's repairs.
@@ -87,4 +147,8 @@ async def assign_profile_fields(
                 if out[start + n - 1].field is None:
                     out[start + n - 1] = FieldAssignment(field=item.field, score=LLM_SCORE)
         start += len(part)
-    return out
+    try:
+        return await run_in_worker(check_fields, subject, list(facts), list(fields), out)
+    except ModelUnavailableError as exc:
+        log.warning("profile fields not checked against the offline reading: %s", exc)
+        return out

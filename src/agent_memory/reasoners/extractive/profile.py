@@ -64,15 +64,21 @@ class FieldIndex:
                                + [-1] * len(CHATTER))
         self._matrix = embed([p for f in fields for p in f.prototypes] + list(CHATTER))
 
-    def assign(self, texts: Sequence[str], subjects: Sequence[str | None]) -> list[FieldAssignment]:
-        """The field of each text (``None`` below :data:`FIELD_THRESHOLD`) and its cosine."""
-        if not texts:
-            return []
+    def scores(self, texts: Sequence[str],
+               subjects: Sequence[str | None]) -> tuple[np.ndarray, np.ndarray]:
+        """Cosines ``(len(texts), len(fields))`` of each text to each field's best prototype,
+        and ``(len(texts),)`` to the best chatter prototype (:data:`CHATTER`)."""
         vectors = self.embed([as_generic(t, s) for t, s in zip(texts, subjects, strict=True)])
         sims = vectors @ self._matrix.T
         best = np.stack([sims[:, self._owner == k].max(axis=1)
                          for k in range(len(self.fields))], axis=1)
-        chatter = sims[:, self._owner == -1].max(axis=1)
+        return best, sims[:, self._owner == -1].max(axis=1)
+
+    def assign(self, texts: Sequence[str], subjects: Sequence[str | None]) -> list[FieldAssignment]:
+        """The field of each text (``None`` below :data:`FIELD_THRESHOLD`) and its cosine."""
+        if not texts:
+            return []
+        best, chatter = self.scores(texts, subjects)
         out = []
         for row, reject in zip(best, chatter, strict=True):
             k = int(row.argmax())
