@@ -7,7 +7,7 @@ import pytest
 
 from agent_memory.errors import ConfigError
 from agent_memory.reasoners.extractive.lexical import word_relations
-from agent_memory.reasoners.extractive.wordnet import WordNet, find_wordnet
+from agent_memory.reasoners.wordnet import WordNet, find_wordnet
 
 
 def test_reader_finds_every_index_entry(lexicon) -> None:
@@ -70,7 +70,7 @@ def test_the_setting_reaches_the_offline_reasoner(tmp_path, lexicon) -> None:
 
 
 def test_a_broken_folder_found_by_looking_is_skipped(tmp_path, monkeypatch, lexicon) -> None:
-    import agent_memory.reasoners.extractive.wordnet as wordnet_module
+    import agent_memory.reasoners.wordnet as wordnet_module
 
     broken = tmp_path / "broken"
     broken.mkdir()

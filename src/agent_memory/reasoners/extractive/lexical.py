@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from .lexicon import STOP, WORD, stem, word_set
-from .wordnet import Synset, WordNet
+from ..wordnet import Synset, WordNet
 
 SENSES = 2
 """Senses per word (most frequent first) that take part in any relation."""
@@ -31,7 +31,7 @@ _UP = frozenset({"@", "@i", "#p"})
 
 
 class Lexicon:
-    """Word relations read from a :class:`~.wordnet.WordNet` database.
+    """Word relations read from a :class:`~agent_memory.reasoners.wordnet.WordNet` database.
 
     Args:
         wordnet: the database.
@@ -257,12 +257,12 @@ def lexical_cover(a: Sequence[str], b: Sequence[str], lexicon: Lexicon | None) -
 
 
 def open_lexicon(folder: str | None = None) -> Lexicon | None:
-    """A :class:`Lexicon` over :func:`~.wordnet.find_wordnet`'s database, or ``None``.
+    """A :class:`Lexicon` over :func:`~agent_memory.reasoners.wordnet.find_wordnet`'s database, or ``None``.
 
     Raises:
         ConfigError: a folder was named but holds no WordNet database.
     """
-    from .wordnet import find_wordnet
+    from ..wordnet import find_wordnet
 
     wordnet = find_wordnet(folder)
     return Lexicon(wordnet) if wordnet is not None else None

