@@ -394,3 +394,19 @@ async def test_profile_fields_the_model_misfiles_move_to_the_offline_reading():
     fields = [p.field for p in placed]
     assert fields[2] == "age"  # the model's choice stands where the offline reading agrees
     assert fields[0] == "finances" and fields[1] == "occupation"
+
+
+async def test_relative_dates_in_a_summary_are_resolved_against_its_turns_day():
+    chat = ScriptedChatModel([
+        {"text": "Caroline went to a support group yesterday.", "key_topics": [],
+         "evidence": ["t1"]},
+        {"text": "Caroline went to a support group yesterday.", "key_topics": [],
+         "evidence": ["t1", "t2"]},
+    ])
+    one_day = await reasoner_for(chat).summarize_thread(None, TURNS, max_tokens=80)
+    assert "yesterday" not in one_day.text
+    assert (T0 - timedelta(days=1)).strftime("%-d %B %Y") in one_day.text
+    two_days = [TURNS[0], TURNS[1].model_copy(
+        update={"created_at": TURNS[1].created_at + timedelta(days=3)})]
+    kept = await reasoner_for(chat).summarize_thread(None, two_days, max_tokens=80)
+    assert kept.text == "Caroline went to a support group yesterday."  # which day is unknown

@@ -38,6 +38,7 @@ from pydantic import BaseModel
 from ..errors import ConfigError, InvalidInputError
 from ..models import Fact, Turn
 from ..profile_schema import SchemaField
+from ..text.dates import resolve_dates
 from ..tokens import count_tokens, truncate_tokens
 from . import chunking, prompts
 from . import openai_facts as _facts
@@ -182,7 +183,8 @@ class OpenAIReasoner(Reasoner):
         """Fold ``turns`` into ``previous`` (see :meth:`Reasoner.summarize_thread`).
 
         Evidence ids not among ``turns`` are dropped; when none remain, every given turn is
-        cited. The budget of each request is the offline summarizer's compression budget
+        cited. Relative dates are resolved against the day of the cited turns when they fall
+        on one day (:func:`_absolute`). The budget of each request is the offline summarizer's compression budget
         (:func:`.extractive.summarize.compression_budget`: the previous summary's length plus
         one token per five of the new turns, within ``max_tokens``); a longer answer loses its
         last sentences (or is cut, for one long sentence) to fit. Turns that
@@ -223,8 +225,9 @@ class OpenAIReasoner(Reasoner):
 
         def check(draft: SummaryDraft) -> SummaryDraft:
             cited = _keep_known(draft.evidence, known)
+            text = _absolute(draft.text, [t for t in turns if t.id in cited] or list(turns))
             return draft.model_copy(
-                update={"text": _fit(draft.text, max_tokens), "evidence": cited or ids}
+                update={"text": _fit(text, max_tokens), "evidence": cited or ids}
             )
 
         messages = prompts.thread_summary_messages(previous, turns, max_tokens, schema)
@@ -366,6 +369,16 @@ class OpenAIReasoner(Reasoner):
         return await complete_structured(
             ask, messages, model, max_repairs=self.max_repairs, check=check,
             context_tokens=self.context_tokens)
+
+
+def _absolute(text: str, turns: Sequence[Turn]) -> str:
+    """``text`` with its relative dates ("last week", "yesterday") resolved as the offline
+    summarizer does, against the day of ``turns`` (the summary's cited turns, else all of
+    them) when they all fall on one day; unchanged when they span several days (the day
+    meant is then unknown)."""
+    if len({t.created_at.date() for t in turns}) != 1:
+        return text
+    return resolve_dates(text, turns[0].created_at).text
 
 
 def _keep_known(ids: Sequence[str], known: set[str]) -> list[str]:

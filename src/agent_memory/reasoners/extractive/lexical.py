@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from .lexicon import STOP, WORD, stem, word_set
 from ..wordnet import Synset, WordNet
+from .lexicon import STOP, WORD, stem, word_set
 
 SENSES = 2
 """Senses per word (most frequent first) that take part in any relation."""
