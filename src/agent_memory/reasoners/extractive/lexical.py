@@ -22,6 +22,9 @@ SENSES = 2
 DEPTH = 6
 """Most hypernym / holonym steps from the specific word to the general one."""
 
+PAIRS = 1 << 18
+"""Word pairs (and words, for glosses) whose relations each :class:`Lexicon` remembers."""
+
 KIN = 2
 """Most hypernym steps from each of two alternatives to their common kind ("son" -> "male
 offspring" -> "offspring" <- "female offspring" <- "daughter")."""
@@ -50,6 +53,10 @@ class Lexicon:
         self._general = lru_cache(maxsize=65536)(self._closure)
         self._forms = lru_cache(maxsize=65536)(self._base_forms)  # type: ignore[method-assign]
         self._firsts = lru_cache(maxsize=65536)(self._first_senses)  # type: ignore[method-assign]
+        self._kin = lru_cache(maxsize=65536)(self._parents)
+        # a pool of facts asks about the same word pairs many times over
+        for name in ("same", "similar", "entails", "opposite", "siblings", "gloss"):
+            setattr(self, name, lru_cache(maxsize=PAIRS)(getattr(self, name)))
 
     def _find(self, word: str) -> tuple[Synset, ...]:
         out: list[Synset] = []
@@ -146,7 +153,7 @@ class Lexicon:
         swapping it for a sibling states another value."""
         if a.lower() == b.lower() or self.same(a, b) or self.entails(a, b) or self.entails(b, a):
             return False
-        return bool(self._parents(a) & self._parents(b))
+        return bool(self._kin(a.lower()) & self._kin(b.lower()))
 
     def _heads(self, word: str) -> tuple[tuple[Synset, ...], set[tuple[str, int]]]:
         """``word``'s verb and adjective senses, and their keys with the heads they are

@@ -9,6 +9,7 @@ Comprehensive Grammar of the English Language* (1985): ch. 3, 5-6, 16.39.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .sentences import word_set
 
@@ -155,6 +156,7 @@ _LEMMAS = {"has": "have", "had": "have", "having": "have", "does": "do", "did": 
 _DOUBLED = re.compile(r"([bdgkmnprt])\1$")
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
     """A crude stemmer for matching, not display: a few irregular forms, ``-ies`` -> ``-y``,
     the suffixes ``-ing``, ``-ed``, ``-es``, ``-s`` stripped, a doubled consonant and a final
