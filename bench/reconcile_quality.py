@@ -45,6 +45,7 @@ so the verified combination can be re-scored after the offline decision changes.
 from __future__ import annotations
 
 import argparse
+import time
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -262,8 +263,9 @@ def score_pools(split: str, lexicon: Lexicon | None, show_errors: bool) -> None:
 def score_store(store: Path, lexicon: Lexicon | None) -> None:
     """Reconcile each user's current facts in a SQLite store whole (unlabelled: e.g. the
     store ``agent-memory eval locomo-memory --store`` wrote) and print the share of facts a
-    contradiction would retire: a careful annotator retires few facts of a real
-    conversation (people change some things, and mostly add)."""
+    contradiction would retire (a careful annotator retires few facts of a real
+    conversation: people change some things, and mostly add) and the seconds the decision
+    took per pool (embedding excluded)."""
     import asyncio
 
     from agent_memory.client import AsyncMemory
@@ -282,14 +284,17 @@ def score_store(store: Path, lexicon: Lexicon | None) -> None:
     for user, facts in asyncio.run(read()).items():
         if len(facts) < 2:
             continue
-        decision = reconcile_facts(facts, embedder.embed_sync([f.content for f in facts]),
-                                   attributes=index, lexicon=lexicon)
+        vectors = embedder.embed_sync([f.content for f in facts])
+        start = time.perf_counter()
+        decision = reconcile_facts(facts, vectors, attributes=index, lexicon=lexicon)
+        seconds = time.perf_counter() - start
         retired = {c.first_id for c in decision.contradictions}
         merged = sum(len(g.fact_ids) - 1 for g in decision.duplicates)
         retired_all += len(retired)
         facts_all += len(facts)
         print(f"{user:<14} facts {len(facts):>4}  contradictions {len(decision.contradictions):>4}"
-              f"  retired {len(retired):>4} ({len(retired) / len(facts):.1%})  merged {merged}")
+              f"  retired {len(retired):>4} ({len(retired) / len(facts):.1%})  merged {merged}"
+              f"  {seconds:.1f} s")
     if facts_all:
         print(f"all            facts {facts_all:>4}  retired {retired_all} "
               f"({retired_all / facts_all:.1%})")
