@@ -64,7 +64,9 @@ def small_model(request: dict):
             "key_topics": ["finances"], "evidence": ids[:1]}
 
 
-async def test_a_small_models_mistakes_do_not_become_memory(tmp_path, local_embedder, capsys):
+async def test_a_small_models_mistakes_do_not_become_memory(tmp_path, local_embedder, capsys,
+                                                            caplog):
+    caplog.set_level("INFO", logger="agent_memory.pipeline.facts")
     chat = ScriptedChatModel([small_model] * 100)
     reasoner = OpenAIReasoner("qwen15", client=chat.async_client(),
                               response_format="json_object")
@@ -87,3 +89,6 @@ async def test_a_small_models_mistakes_do_not_become_memory(tmp_path, local_embe
     }, out
     assert not any(RELATIVE.search(text) for text in facts)
     assert "refused by the grounding check" in out
+    refused = [r.getMessage() for r in caplog.records if "grounding check" in r.getMessage()]
+    # the refused drafts are logged with their text, e.g. the 529 plan the advisor suggested
+    assert any("529 plan" in message for message in refused), refused

@@ -17,6 +17,7 @@ from when it was said). ``created_at`` stays the evidence turn's time.
 
 from __future__ import annotations
 
+import logging
 from datetime import date, datetime
 
 from ..grounding import Claim, grounder_for
@@ -24,6 +25,8 @@ from ..models import Fact, RecordKind, Turn, as_utc, content_hash, new_id, requi
 from ..stores.base import RecordQuery
 from ..timeref import stated_start
 from .context import Components, StepResult
+
+log = logging.getLogger(__name__)
 
 _BATCH_TURNS = 200
 
@@ -114,6 +117,9 @@ async def extract_facts(
     facts: list[Fact] = []
     for draft, verdict in zip(drafts, verdicts, strict=True):
         if not verdict.accepted:
+            log.info("fact refused by the grounding check (%s%s): %r citing %s", verdict.reason,
+                     f": {verdict.detail}" if verdict.detail else "", draft.text,
+                     ", ".join(draft.evidence))
             continue
         evidence = list(verdict.evidence)
         digest = content_hash(draft.text)
