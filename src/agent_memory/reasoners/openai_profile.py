@@ -30,6 +30,7 @@ from .base import FieldAssignment
 from .structured import OutputRejected, schema_text
 
 if TYPE_CHECKING:
+    from .extractive.profile import FieldIndex
     from .openai import OpenAIReasoner
 
 log = logging.getLogger(__name__)
@@ -42,28 +43,33 @@ OVERRULE = 0.1
 """Cosine margin (all-MiniLM-L6-v2) by which the offline reading's field must beat the
 model's field to move a fact there."""
 
-_indexes: dict[tuple, object] = {}
+_indexes: dict[tuple, FieldIndex] = {}
 _lock = threading.Lock()
 
 
-def _field_index(fields: Sequence[SchemaField]):
+def _field_index(fields: Sequence[SchemaField]) -> FieldIndex:
     """The offline :class:`~.extractive.profile.FieldIndex` of ``fields``, built once per
-    schema on the local embedder (raises :class:`ModelUnavailableError` without it)."""
+    schema on the shared local embedder (:func:`.offline_checks.local_embedder`).
+
+    Raises:
+        ModelUnavailableError: the local embedding model is not installed.
+    """
     from .extractive.profile import FieldIndex
+    from .offline_checks import local_embedder
 
     key = tuple((f.name, tuple(f.prototypes)) for f in fields)
     with _lock:
         if key not in _indexes:
-            from ..embedders.local import LocalEmbedder
-
-            _indexes[key] = FieldIndex(LocalEmbedder().embed_sync, fields)
+            _indexes[key] = FieldIndex(local_embedder().embed_sync, fields)
         return _indexes[key]
 
 
 def check_fields(subject: str | None, facts: Sequence[str], fields: Sequence[SchemaField],
                  chosen: Sequence[FieldAssignment]) -> list[FieldAssignment]:
-    """The model's field choices ``chosen`` (one per fact), each kept unless the offline
-    reading clearly puts the fact in another field (see the module docstring).
+    """The model's field choices ``chosen`` (one per fact, ``len(facts)``), each kept unless
+    the offline reading clearly puts the fact in another field (see the module docstring); a
+    moved fact's score is its cosine to that field's best prototype. Embeds ``facts`` (CPU:
+    call it off the event loop).
 
     Raises:
         ModelUnavailableError: the local embedding model is not installed.

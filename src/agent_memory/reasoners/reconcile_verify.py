@@ -101,11 +101,11 @@ class Verifier:
     def _load(self) -> tuple:
         with self._lock:
             if self._parts is None:
-                from ..embedders.local import LocalEmbedder
                 from .extractive.attributes import AttributeIndex
                 from .extractive.lexical import open_lexicon
+                from .offline_checks import local_embedder
 
-                embedder = LocalEmbedder()
+                embedder = local_embedder()
                 self._parts = (embedder, AttributeIndex(embedder.embed_sync), open_lexicon())
             return self._parts
 
