@@ -48,7 +48,7 @@ from agent_memory.reasoners.extractive.reconcile import (
     MODEL_PATH,
     PairModel,
     claim_of,
-    is_candidate,
+    decide_rows,
     pair_matrix,
 )
 
@@ -171,15 +171,6 @@ def params(model: GradientBoostingClassifier, thresholds: dict[str, float]) -> d
             "trees": [[tree(stage[c]) for c in order] for stage in model.estimators_]}
 
 
-def decisions(probs: np.ndarray, x: np.ndarray, td: float, tc: float) -> np.ndarray:
-    """:meth:`PairModel.decide` over rows, vectorised: labels ``(n,)``."""
-    candidate = np.array([is_candidate(row) for row in x], dtype=bool)
-    veto = np.array([PairModel.vetoed(row) for row in x], dtype=bool)
-    contra = (probs[:, 1] >= tc) & (probs[:, 1] >= probs[:, 0]) & candidate
-    dup = ~contra & (probs[:, 0] >= td) & ~veto
-    return np.where(contra, "contradiction", np.where(dup, "duplicate", "unrelated"))
-
-
 def retirements(rows: list[dict], guess) -> tuple[int, int, int, int]:
     """``(wrongly retired, rightly retired, to retire, facts)`` over the pools of ``rows``
     (pool pairs): a fact is retired when a pair holding it as the older side is decided a
@@ -203,10 +194,10 @@ def choose_thresholds(probs: np.ndarray, y: list[str], x: np.ndarray, pool_probs
     best, chosen = -1.0, {"duplicate": 0.95, "contradiction": 0.95}
     for tc in GRID:
         for td in GRID:
-            guess = decisions(probs, x, td, tc)
+            guess = decide_rows(probs, x, td, tc)
             f = figures(list(truth), list(guess))
             wrong, right, due, facts = retirements(pool_rows,
-                                                   decisions(pool_probs, pool_x, td, tc))
+                                                   decide_rows(pool_probs, pool_x, td, tc))
             ok = (f["duplicate"][0] >= TARGET["duplicate"]
                   and f["contradiction"][0] >= TARGET["contradiction"]
                   and f["merged"] <= MERGED * (truth == "contradiction").sum()

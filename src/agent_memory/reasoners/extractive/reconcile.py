@@ -111,12 +111,9 @@ class PairModel:
         disagrees in one of :data:`DISAGREEMENTS` (a merge keeps one text only; a polarity
         that a denying gloss explains, "teetotal" / "never drinks", does not count), and never
         ``"contradiction"`` for a pair outside the candidates (:func:`is_candidate`)."""
-        if p[1] >= self.thresholds["contradiction"] and p[1] >= p[0] and (
-                x is None or is_candidate(x)):
-            return "contradiction"
-        if p[0] >= self.thresholds["duplicate"] and (x is None or not self.vetoed(x)):
-            return "duplicate"
-        return "unrelated"
+        rows = None if x is None else np.asarray(x)[None]
+        return str(decide_rows(np.asarray(p)[None], rows, self.thresholds["duplicate"],
+                               self.thresholds["contradiction"])[0])
 
 
 CANDIDATE_COSINE = 0.4
@@ -144,6 +141,20 @@ def is_candidate(x: np.ndarray) -> bool:
     if x[_EVENTS] > 0:
         return False
     return bool(x[_PREDICATE] >= CANDIDATE_COSINE or x[_SAME_ATTRIBUTE] > 0)
+
+
+def decide_rows(probs: np.ndarray, x: np.ndarray | None, duplicate: float,
+                contradiction: float) -> np.ndarray:
+    """:meth:`PairModel.decide` over many pairs at given thresholds (the training script
+    searches them): labels ``(n,)`` for probabilities ``(n, 3)`` and features ``(n, F)``
+    (``None``: no candidate or disagreement check)."""
+    candidate = (np.ones(len(probs), dtype=bool) if x is None
+                 else np.array([is_candidate(row) for row in x], dtype=bool))
+    veto = (np.zeros(len(probs), dtype=bool) if x is None
+            else np.array([PairModel.vetoed(row) for row in x], dtype=bool))
+    contra = (probs[:, 1] >= contradiction) & (probs[:, 1] >= probs[:, 0]) & candidate
+    dup = ~contra & (probs[:, 0] >= duplicate) & ~veto
+    return np.where(contra, "contradiction", np.where(dup, "duplicate", "unrelated"))
 
 
 @lru_cache(maxsize=1)
@@ -326,10 +337,12 @@ def reconcile_facts(
         probs[ties, 1] = np.minimum(probs[ties, 1], back[:, 1])
     same: list[tuple[int, int, str]] = []
     conflicts: list[tuple[int, int, str, float]] = []
-    for (i, j), p, row in zip(pairs, probs, x, strict=True):
+    labels = decide_rows(probs, x, model.thresholds["duplicate"],
+                         model.thresholds["contradiction"])
+    for (i, j), p, label in zip(pairs, probs, labels, strict=True):
         # the same text (content hash) is a restatement whatever the model says
         decision = ("duplicate" if facts[i].content_hash == facts[j].content_hash
-                    else model.decide(p, row))
+                    else str(label))
         about = (f"{found[i]} of {claims[i].subject}" if found[i] and found[i] == found[j]
                  else claims[i].subject)
         why = f"{about}: '{claims[i].predicate}' / '{claims[j].predicate}'"
