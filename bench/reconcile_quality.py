@@ -52,7 +52,7 @@ from pathlib import Path
 
 from agent_memory.embedders.local import LocalEmbedder
 from agent_memory.eval.reconcile_pairs import SPLITS, load_pairs, written_pairs
-from agent_memory.eval.reconcile_pools import load_pools, pool_pairs
+from agent_memory.eval.reconcile_pools import fact_ids, load_pools, pool_pairs
 from agent_memory.models import Fact
 from agent_memory.reasoners.extractive.attributes import AttributeIndex
 from agent_memory.reasoners.extractive.lexical import Lexicon, open_lexicon
@@ -246,7 +246,7 @@ def score_pools(split: str, lexicon: Lexicon | None, show_errors: bool) -> None:
         found = {frozenset((c.first_id, c.second_id)) for c in decision.contradictions}
         retired = {c.first_id for c in decision.contradictions}
         for pair in pool_pairs(pool):
-            a, b = pair.id.split(":", 1)[1].split("-")
+            a, b = fact_ids(pair.id)
             rows.append(pair.model_dump(mode="json"))
             guesses.append("contradiction" if frozenset((a, b)) in found else
                            "duplicate" if any({a, b} <= set(g.fact_ids)
@@ -367,9 +367,8 @@ def main() -> None:
         groups = [(split, [p for p in pairs if p["split"] == split],
                    [q for p, q in zip(pairs, predicted, strict=True) if p["split"] == split])
                   for split in present] + groups
-    print(f"pairs: {args.pairs.relative_to(ROOT) if args.pairs.is_relative_to(ROOT) else args.pairs}"
-          f"  wordnet: "
-          f"{lexicon.wordnet.folder if lexicon else 'none'}")
+    shown = args.pairs.relative_to(ROOT) if args.pairs.is_relative_to(ROOT) else args.pairs
+    print(f"pairs: {shown}  wordnet: {lexicon.wordnet.folder if lexicon else 'none'}")
     for split, subset, guesses in groups:
         print(f"\n== split: {split} ==")
         figures = report(subset, guesses, args.errors)

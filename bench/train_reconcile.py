@@ -38,7 +38,7 @@ from sklearn.metrics import log_loss
 
 from agent_memory.embedders.local import LocalEmbedder
 from agent_memory.eval import reconcile_pairs
-from agent_memory.eval.reconcile_pools import load_pools, pool_pairs
+from agent_memory.eval.reconcile_pools import fact_ids, load_pools, pool_pairs
 from agent_memory.models import Fact
 from agent_memory.reasoners.extractive.attributes import AttributeIndex
 from agent_memory.reasoners.extractive.lexical import open_lexicon
@@ -176,11 +176,11 @@ def retirements(rows: list[dict], guess) -> tuple[int, int, int, int]:
     (pool pairs): a fact is retired when a pair holding it as the older side is decided a
     contradiction."""
     def older(p: dict) -> tuple[str, str]:
-        return p["person"], p["id"].split(":", 1)[1].split("-")[0]
+        return p["person"], fact_ids(p["id"])[0]
 
     truth = {older(p) for p in rows if p["label"] == "contradiction"}
     retired = {older(p) for p, g in zip(rows, guess, strict=True) if g == "contradiction"}
-    facts = {(p["person"], side) for p in rows for side in p["id"].split(":", 1)[1].split("-")}
+    facts = {(p["person"], side) for p in rows for side in fact_ids(p["id"])}
     return len(retired - truth), len(retired & truth), len(truth), len(facts)
 
 
@@ -300,15 +300,16 @@ def main() -> None:
             probs = model.probabilities(xs)
             probs[~subjects_agree(rows)] = (0.0, 0.0, 1.0)
             truth = [p["label"] for p in rows]
-            guess = [model.decide(p, row) for p, row in zip(probs, xs, strict=True)]
+            guess = list(decide_rows(probs, xs, **model.thresholds))
             f = figures(truth, guess)
             onehot = np.array([[label == t for label in LABELS] for t in truth], dtype=float)
             brier = float(((probs - onehot) ** 2).sum(axis=1).mean())
+            retired = ("  wrongly retired facts {} (rightly {} of {}) of {}".format(
+                *retirements(rows, guess)) if kind == "pools" else "")
             print(f"{name:<8}{kind:<6} duplicate P {f['duplicate'][0]:.3f} "
                   f"R {f['duplicate'][1]:.3f}  contradiction P {f['contradiction'][0]:.3f} "
                   f"R {f['contradiction'][1]:.3f}  contradictions merged {f['merged']}  "
-                  f"Brier {brier:.3f}" + ("  wrongly retired facts {} (rightly {} of {}) of {}".format(
-                      *retirements(rows, guess)) if kind == "pools" else ""))
+                  f"Brier {brier:.3f}{retired}")
     if not args.dry_run:
         MODEL_PATH.write_text(json.dumps(chosen_params, separators=(",", ":")) + "\n")
         print(f"wrote {MODEL_PATH.relative_to(ROOT)}", file=sys.stderr)

@@ -76,3 +76,13 @@ def test_a_valid_file_loads_and_bad_pools_are_refused_with_the_line(tmp_path) ->
             load_pools(_write(tmp_path, row))
     with pytest.raises(InvalidInputError, match="split"):
         load_pools(_write(tmp_path, GOOD), split="nope")
+
+
+def test_fact_ids_read_a_pool_pair_id_back(pools) -> None:
+    from agent_memory.eval.reconcile_pools import fact_ids
+
+    pair = pool_pairs(pools[0])[0]
+    assert fact_ids(pair.id) == (pair.id.split(":")[1].split("-")[0],
+                                 pair.id.split(":")[1].split("-")[1])
+    with pytest.raises(InvalidInputError, match="pool pair id"):
+        fact_ids("v4-001")

@@ -132,14 +132,29 @@ def load_pools(path: str | Path | None = None, *, split: str | None = None,
 
 def pool_pairs(pool: LabelledPool) -> list[LabelledPair]:
     """Every pair of the pool's facts as a :class:`~.reconcile_pairs.LabelledPair`, older side
-    ``a`` (a contradiction's replaced fact), ids ``"<person>:<id>-<id>"``."""
+    ``a`` (a contradiction's replaced fact), ids ``"<person>:<id>-<id>"``
+    (:func:`fact_ids` reads them back)."""
     facts = sorted(pool.facts, key=lambda f: f.created_at)
     out = []
     for i, a in enumerate(facts):
         for b in facts[i + 1:]:  # a contradiction's newer fact is stored later (checked)
             out.append(LabelledPair(
-                id=f"{pool.person}:{a.id}-{b.id}", label=pool.label(a.id, b.id), note="pool", source="written",
-                set="reconcile_pools", person=pool.person, split=pool.split,
+                id=f"{pool.person}:{a.id}-{b.id}", label=pool.label(a.id, b.id), note="pool",
+                source="written", set="reconcile_pools", person=pool.person, split=pool.split,
                 a=PairSide(text=a.text, subject=pool.person, created_at=a.created_at),
                 b=PairSide(text=b.text, subject=pool.person, created_at=b.created_at)))
     return out
+
+
+def fact_ids(pair_id: str) -> tuple[str, str]:
+    """The ids of the older and the newer fact of a pool pair's id
+    (``"Meinrad:f01-f23"`` -> ``("f01", "f23")``; fact ids hold no ``-``).
+
+    Raises:
+        InvalidInputError: ``pair_id`` is not the id of a pool pair.
+    """
+    _, _, ids = pair_id.partition(":")
+    older, sep, newer = ids.partition("-")
+    if not (older and sep and newer):
+        raise InvalidInputError(f"not a pool pair id: {pair_id!r}")
+    return older, newer

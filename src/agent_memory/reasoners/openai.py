@@ -184,7 +184,8 @@ class OpenAIReasoner(Reasoner):
 
         Evidence ids not among ``turns`` are dropped; when none remain, every given turn is
         cited. Relative dates are resolved against the day of the cited turns when they fall
-        on one day (:func:`_absolute`). The budget of each request is the offline summarizer's compression budget
+        on one day (:func:`_absolute`). The budget of each request is the offline
+        summarizer's compression budget
         (:func:`.extractive.summarize.compression_budget`: the previous summary's length plus
         one token per five of the new turns, within ``max_tokens``); a longer answer loses its
         last sentences (or is cut, for one long sentence) to fit. Turns that

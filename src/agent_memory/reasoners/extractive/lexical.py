@@ -148,8 +148,8 @@ class Lexicon:
 
     def siblings(self, a: str, b: str) -> bool:
         """Whether ``a`` and ``b`` are alternatives of one kind: senses with a common hypernym
-        within :data:`KIN` steps of each, neither the same sense nor one a kind of the other ("son" / "daughter",
-        "Volvo" / "Saab", "road" / "mountain"). Restating a claim swaps a word for a synonym;
+        within :data:`KIN` steps of each, neither the same sense nor one a kind of the other
+        ("son" / "daughter", "train" / "tram"). Restating a claim swaps a word for a synonym;
         swapping it for a sibling states another value."""
         if a.lower() == b.lower() or self.same(a, b) or self.entails(a, b) or self.entails(b, a):
             return False
@@ -248,7 +248,8 @@ def word_relations(a: Sequence[str], b: Sequence[str],
 def lexical_cover(a: Sequence[str], b: Sequence[str], lexicon: Lexicon | None) -> float:
     """The share of the words only in one side (both sides, :data:`WORDS` each) with a word
     only in the other of the same sense, adjective cluster or an entailment either way: 1
-    when a restatement swapped related words only ("snowboards" / "snowboarder"), 0 without a lexicon or differing words."""
+    when a restatement swapped related words only ("snowboards" / "snowboarder"), 0 without
+    a lexicon or differing words."""
     only_a = [w for w in dict.fromkeys(a) if w not in b][:WORDS]
     only_b = [w for w in dict.fromkeys(b) if w not in a][:WORDS]
     if lexicon is None or not (only_a and only_b):
@@ -264,7 +265,8 @@ def lexical_cover(a: Sequence[str], b: Sequence[str], lexicon: Lexicon | None) -
 
 
 def open_lexicon(folder: str | None = None) -> Lexicon | None:
-    """A :class:`Lexicon` over :func:`~agent_memory.reasoners.wordnet.find_wordnet`'s database, or ``None``.
+    """A :class:`Lexicon` over the database :func:`~agent_memory.reasoners.wordnet.find_wordnet`
+    finds, or ``None``.
 
     Raises:
         ConfigError: a folder was named but holds no WordNet database.
