@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from ..text.numbers import TENS, UNITS, numbers_in
 from ..text.terms import STOP_WORDS
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ CLOCK_WINDOW_MINUTES = 180
 of it (the turns' own times, which a summary may state)."""
 _CLOCK = re.compile(r"\b(\d{1,2}):(\d{2})\s*([ap]\.?m\.?)?", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
-_NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?\s*(?:k\b|thousand\b|million\b|m\b|%)?",
+_NUMBER = re.compile(r"[$£€]?\d[\d,]*(?:\.\d+)?\s*(?:k\b|thousand\b|million\b|m\b|%)?",
                      re.IGNORECASE)
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
@@ -50,11 +51,7 @@ _DATES = re.compile(
     r"|\b(?:19|20)\d{2}s?\b",
     re.IGNORECASE,
 )
-_NUMBER_WORDS = {w: i for i, w in enumerate((
-    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-    "nineteen", "twenty"))} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-                               "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
+_NUMBER_WORDS = {**UNITS, **TENS, "hundred": 100}
 _CALENDAR = frozenset((*_MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday",
                        "saturday", "sunday"))
 _NOT_NAMES = frozenset((
@@ -114,7 +111,7 @@ def _numbers(text: str) -> set[str]:
     """Numbers of ``text``, normalised (``"$28,000"``, ``"28k"`` -> ``"28000"``)."""
     out = set()
     for match in _NUMBER.finditer(text):
-        raw = match.group(0).lower().replace("$", "").replace(",", "").strip()
+        raw = match.group(0).lower().lstrip("$£€").replace(",", "").strip()
         scale = 1
         for suffix, factor in (("thousand", 1_000), ("million", 1_000_000), ("k", 1_000),
                                ("m", 1_000_000), ("%", 1)):
@@ -224,7 +221,7 @@ def unsupported_numbers(claim: str, evidence: str, when: Iterable[datetime] = ()
             near = near or any(t.year - found.year in back for t in times)
         if near or match.group(0).lower() in evidence.lower():
             rest = rest.replace(match.group(0), " ")
-    known = _numbers(evidence)
+    known = _numbers(evidence) | numbers_in(evidence)  # "nine hundred" supports "900"
     for match in _NUMBER.finditer(rest):
         value = _numbers(match.group(0))
         if value and not value <= known:

@@ -42,6 +42,8 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from .numbers import UNITS
+
 MONTHS = (
     "January", "February", "March", "April", "May", "June",
     "July", "August", "September", "October", "November", "December",
@@ -52,10 +54,7 @@ _MONTH_INDEX.update({name.lower()[:3]: i + 1 for i, name in enumerate(MONTHS)})
 _MONTH_INDEX["sept"] = 9
 _WEEKDAY_INDEX = {name.lower(): i for i, name in enumerate(WEEKDAYS)}
 
-_NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-}
+_NUMBER_WORDS = {"a": 1, "an": 1, **{w: v for w, v in UNITS.items() if 1 <= v <= 12}}
 _VAGUE_COUNTS = {"a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3}
 _COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
                 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}

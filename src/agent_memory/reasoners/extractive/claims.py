@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ...text.dates import resolve_dates
+from ...text.numbers import numbers_in
 from . import lexicon as lx
 
 _ANCHOR = date(2000, 1, 1)
@@ -177,6 +178,8 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         positive, ended, rest = False, True, rest[found.end():]
     if not positive and lx.TOLERATE.match(rest):
         positive, rest = True, f"dislikes {lx.TOLERATE.sub('', rest)}"  # "can't stand jazz"
+    if found := lx.BACK_FROM.match(rest):
+        rest = f"returned from {rest[found.end():]}"
     verb, _, tail = rest.partition(" ")
     if verb.lower() in lx.LIKING | lx.DISLIKING and tail:
         positive = positive == (verb.lower() in lx.LIKING)  # "hates jazz" denies "likes jazz"
@@ -204,7 +207,7 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         arranged and lx.stem(arranged.group(1).lower()) in _CHANGE_STEMS)
     plain = content_words(rest, stemmed=False)
     lowered = {w.lower() for w in lx.WORD.findall(rest.lower())}
-    return Claim(subject, rest, positive, change, lx.numbers_in(rest),
+    return Claim(subject, rest, positive, change, numbers_in(rest),
                  frozenset(content_words(rest)), " ".join(whens), irrealis,
                  bool(_PAST_STATE.match(rest)) and not change,
                  lx.stem(plain[0]) if plain else "", tuple(plain),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from ...text.numbers import NUMBER_WORDS
 from .sentences import word_set
 
 WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -40,8 +41,9 @@ ENDING = word_set(
     "divorced divorce divorces fired expelled dismissed")
 """Aspectual and terminative verbs that end a state; the claim denies their object."""
 ENDING_WITH_PARTICLE = word_set("gave give gives paid pay pays broke break breaks dropped drop "
-                                "drops fell fall falls")
-"""Verbs that end a state only with a particle ("gave up", "paid off", "broke up with")."""
+                                "drops fell fall falls returned return returns")
+"""Verbs that end a state only with a particle ("gave up", "paid off", "broke up with",
+"returned from")."""
 BEGINNING = word_set("moved move moves relocated relocate relocates started start starts began "
                      "begin begins became become becomes switched switch took joined join joins "
                      "adopted adopt adopts bought buy buys now")
@@ -65,6 +67,10 @@ NEG_INSIDE = re.compile(r"\b(?:no longer|never)\b\s*", re.IGNORECASE)
 HAS_NO = re.compile(r"^(has|have|had)\s+no\s+(?!longer\b|one\b)", re.IGNORECASE)
 FORMER = re.compile(r"^(?:is|was)\s+(?:an?\s+)?(?:former\s+|ex-\s*|ex\s+)", re.IGNORECASE)
 USED_TO = re.compile(r"^used\s+to\s+", re.IGNORECASE)
+BACK_FROM = re.compile(r"^(?:is|are|was|were|came|comes|got|gets)\s+back(?:\s+(?:at|to|in|on)"
+                       r"\s+\w+)?\s+(?:after|from)\s+", re.IGNORECASE)
+"""Back from an absence ("is back at work after her leave"): read as "returned from", an
+ending."""
 TOLERATE = re.compile(r"^(?:stand|bear|abide|stomach)\s+", re.IGNORECASE)
 IRREALIS = re.compile(
     r"^(?:(?:is|are)\s+)?(?:plans?|planning|wants?|hopes?|hoping|intends?|aims?|wish(?:es)?|"
@@ -104,49 +110,9 @@ QUALIFIERS = word_set(
 """Modals, hedges, quantifiers, relational prepositions, conditions and belief verbs: a word of
 this class on one side only qualifies that claim differently."""
 
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-         "eighty": 80, "ninety": 90}
-_ONES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-         "eight": 8, "nine": 9}
-NUMBER_WORDS = {"zero": "0", "ten": "10", "eleven": "11", "twelve": "12", "hundred": "100",
-                **{w: str(v) for w, v in (_ONES | _TENS).items()}}
-_COMPOUND = re.compile(rf"\b({'|'.join(_TENS)})[- ]({'|'.join(_ONES)})\b", re.IGNORECASE)
 NUMBER = re.compile(r"\$?\d[\d,]*(?:\.\d+)?k?|\b(?:" + "|".join(NUMBER_WORDS) + r")\b",
                     re.IGNORECASE)
-
-
-_HOURS = re.compile(r"\b(half an|an|a|one|\d+(?:\.\d+)?|" + "|".join(_ONES)
-                    + r")\s+hours?\b", re.IGNORECASE)
-
-
-def _minutes(match: re.Match[str]) -> str:
-    count = match.group(1).lower()
-    hours = (0.5 if count == "half an" else 1.0 if count in ("an", "a", "one")
-             else float(_ONES[count]) if count in _ONES else float(count))
-    return f"{hours * 60:g} minutes"
-
-
-def numbers_in(text: str) -> frozenset[str]:
-    """Numbers in ``text`` as digit strings: ``"$3,000"`` -> ``"3000"``, ``"two"`` -> ``"2"``,
-    ``"5k"`` -> ``"5000"``, ``"twenty-nine"`` -> ``"29"``; hours in minutes, so that one
-    duration reads as one number: ``"an hour"`` and ``"60 minutes"`` -> ``"60"``."""
-    text = _COMPOUND.sub(lambda m: str(_TENS[m.group(1).lower()] + _ONES[m.group(2).lower()]),
-                         text)
-    text = _HOURS.sub(_minutes, text)
-    out = set()
-    for raw in NUMBER.findall(text):
-        word = raw.lower()
-        if word in NUMBER_WORDS:
-            out.add(NUMBER_WORDS[word])
-            continue
-        digits = word.lstrip("$").replace(",", "")
-        scale = 1000 if digits.endswith("k") else 1
-        try:
-            value = float(digits.rstrip("k")) * scale
-        except ValueError:
-            continue
-        out.add(str(int(value)) if value == int(value) else str(value))
-    return frozenset(out)
+"""A number in digits or a simple number word (the claim parser masks them)."""
 
 
 _LEMMAS = {"has": "have", "had": "have", "having": "have", "does": "do", "did": "do",

@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from ...models import Fact
+from ...text.numbers import numbers_in
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of
 from .claims import Claim, content_words, parse_claim
 from .lexical import Lexicon, gloss_relations, lexical_cover, word_relations
-from .lexicon import numbers_in
 
 MODEL_PATH = Path(__file__).with_name("reconcile_model.json")
 LABELS = ("duplicate", "contradiction", "unrelated")
