@@ -339,6 +339,19 @@ def test_a_rewritten_we_or_i_agrees_with_its_verb_from_the_parse() -> None:
                            ) == "Priya heard she agreed to it."
 
 
+def test_agreement_skips_adverbs_and_quantifiers_the_parse_tags() -> None:
+    """A word the parse tags as an adverb or a quantifier is not the verb: "I maybe start"
+    becomes "maybe starts", never "maybes start"."""
+    john = Speaker("John", "he")
+    assert to_third_person("I maybe even start a foundation.", john,
+                           {"maybe": "RB", "even": "RB", "start": "VBP"}) == (
+        "John maybe even starts a foundation.")
+    assert to_third_person("We all find our own way.", john, {"all": "DT", "find": "VBP"}) == (
+        "John all finds his own way.")
+    assert texts(turn("I maybe even start a foundation someday.", speaker="John")) == [
+        "John maybe even starts a foundation someday."]
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("I'm vegetarian.", "Caroline is vegetarian."),
     ("I'm single.", "Caroline is single."),

@@ -56,6 +56,11 @@ _ADVERBS = word_set(
     currently seriously personally literally generally rarely barely hardly certainly
     probably once now then too def sooo so"""
 )
+_FLOATING = word_set("all both each")
+"""Floating quantifiers between a subject and its verb ("we all know")."""
+_NEVER_VERBS = frozenset(("DT", "PDT", "IN", "CC", "JJ", "JJR", "JJS", "PRP", "PRP$", "WDT",
+                          "RB", "RBR", "RBS", "UH"))
+"""Tags of words that are never the verb to put in agreement."""
 _THIRD_SINGULAR = {
     "am": "is", "have": "has", "do": "does", "go": "goes", "haven't": "hasn't",
     "don't": "doesn't", "are": "is", "were": "was", "weren't": "wasn't", "aren't": "isn't",
@@ -137,7 +142,9 @@ def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = Non
             if k is not None and tokens[k].lower() == "of":
                 j = _next_word(tokens, k)
                 continue
-        if low in _ADVERBS or (low.endswith("ly") and len(low) > 4):
+        tagged = tags.get(low, "") if tags else ""
+        if low in _ADVERBS or (low.endswith("ly") and len(low) > 4) \
+                or tagged.startswith("RB") or low in _FLOATING:
             j = _next_word(tokens, j)
             continue
         break
@@ -146,8 +153,10 @@ def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = Non
     verb = tokens[j]
     low = verb.lower()
     tag = tags.get(low) if tags else None
+    if tag in _NEVER_VERBS and low not in _THIRD_SINGULAR:
+        return  # "we all", "I maybe": no verb follows the subject directly
     if tag is not None and not tag.startswith(("VB", "MD")):
-        tag = None  # a verb the tagger read as something else: the word list decides
+        tag = None  # a verb the tagger read as a noun: the word list decides
     if low in _THIRD_SINGULAR:
         tokens[j] = _THIRD_SINGULAR[low]
     elif tag is not None and "'" not in low and not verb[0].isupper():
