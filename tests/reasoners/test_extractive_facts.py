@@ -352,6 +352,16 @@ def test_agreement_skips_adverbs_and_quantifiers_the_parse_tags() -> None:
         "John maybe even starts a foundation someday."]
 
 
+def test_colloquial_openers_and_contractions_read_as_standard_english() -> None:
+    """"Glad my ..." has the speaker as its unstated subject ("is glad"); "gotta" /
+    "wanna" / "gonna" after a rewritten "I" take their standard forms."""
+    assert texts(turn("Glad my journey is inspiring others to start their own business.",
+                      speaker="Gina")) == [
+        "Gina is glad their journey is inspiring others to start their own business."]
+    assert to_third_person("I gotta focus on my studio.", Speaker("Gina", "she"),
+                           {"gotta": "VBP"}) == "Gina has to focus on her studio."
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     ("I'm vegetarian.", "Caroline is vegetarian."),
     ("I'm single.", "Caroline is single."),

@@ -51,7 +51,8 @@ _LABEL = re.compile(r"^[A-Za-z]+(?: [A-Za-z]+){0,2}:\s+(?=\S)")
 """A leading label such as "Quick update: " or "Note: "."""
 _SUBJECTLESS = re.compile(
     r"^(?:(?P<lead>gonna|going to|planning (?:to|on)|thinking (?:of|about)|hoping to|"
-    r"trying to|looking forward to|heading|off to|still \w+ing)"
+    r"trying to|looking forward to|heading|off to|still \w+ing|(?:so\s+|really\s+)?(?:glad|happy|"
+    r"excited|thrilled|stoked|proud|grateful|thankful|lucky|sorry|sad|busy))"
     r"|(?P<just>just \w+ed|just got|just went|just finished)"
     r"|(?P<been>been))\b",
     re.IGNORECASE,

@@ -64,6 +64,7 @@ _NEVER_VERBS = frozenset(("DT", "PDT", "IN", "CC", "JJ", "JJR", "JJS", "PRP", "P
 _THIRD_SINGULAR = {
     "am": "is", "have": "has", "do": "does", "go": "goes", "haven't": "hasn't",
     "don't": "doesn't", "are": "is", "were": "was", "weren't": "wasn't", "aren't": "isn't",
+    "gotta": "has to", "wanna": "wants to", "gonna": "is going to",
 }
 _KEEP_VERB = word_set(
     """can could will would should might must may shall can't couldn't won't wouldn't
@@ -71,7 +72,7 @@ _KEEP_VERB = word_set(
     knew began brought bought caught taught fought built sent spent left kept slept met read led
     held heard lost meant paid sat stood understood won wore drove rode wrote spoke broke chose
     woke gave ate fell grew threw drew flew ran sang drank swam hung struck stuck dug shot lit
-    hid quit cut hit hurt let put set shut became forgot rose sold been gotta wanna gonna
+    hid quit cut hit hurt let put set shut became forgot rose sold been
     and or but as to in at for with the a an of on if than that who which when while myself
     too not also"""
 )
