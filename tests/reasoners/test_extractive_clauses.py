@@ -81,3 +81,11 @@ def test_a_subjectless_gonna_is_a_plan_not_an_imperative():
     assert _clauses("Gonna volunteer at the food bank next month.") == [
         ("none", "Gonna volunteer at the food bank next month")]
     assert _clauses("Check this out.")[0][0] == "other"
+
+
+def test_a_gerund_subject_about_the_speaker_is_their_own_claim():
+    """"Losing my job was hard" is about the speaker although its subject is a gerund; a
+    gerund about nobody in particular stays another's claim."""
+    assert _clauses("Losing my job was a bummer.") == [("own", "Losing my job was a bummer")]
+    assert _clauses("Marrying my partner was the best part.")[0][0] == "own"
+    assert _clauses("Running every day keeps people healthy.")[0][0] == "other"

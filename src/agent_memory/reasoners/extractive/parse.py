@@ -197,9 +197,11 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 if (kind == "none" and verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
                         and not _contracted(verb)):
                     kind = "other"  # an imperative: "Check this out"
-                elif kind == "other" and subject.pos_ in ("NOUN", "PROPN") and any(
+                elif kind == "other" and (subject.pos_ in ("NOUN", "PROPN")
+                                          or subject.tag_ == "VBG") and any(
                         t.lower_ in _SELF or t.lower_ in _OWN for t in tokens):
-                    kind = "own"  # "Painting is a way to express my feelings"
+                    # "Painting is a way to express my feelings", "Losing my job was hard"
+                    kind = "own"
                 if not tokens:
                     continue
                 text = _words(tokens)
