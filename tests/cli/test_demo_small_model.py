@@ -32,7 +32,9 @@ def small_model(request: dict):
     def cite(word: str, role: str = "user") -> str:
         return next(tid for tid, _, r, text in lines if word in text and r == role)
 
-    if "about its speaker" in system:  # the narrower request after an empty answer
+    if "about its speaker" in system:  # the narrower request for the missed disclosures
+        if "nurse" not in prompt:
+            return {"facts": []}  # a turn whose number a fact dropped: still nothing
         return {"facts": [_fact("Priya is 34 and works as a nurse at St. Mary's hospital.",
                                 cite("nurse"))]}
     if "extract facts" in system:

@@ -159,7 +159,9 @@ def test_conversation_that_only_sounds_like_an_order_is_not_an_injection(text):
 async def test_poisoned_llm_facts_are_refused_and_legitimate_ones_stored(
         tmp_path, local_embedder, locomo_path, caplog):
     sessions, observations, injected = locomo_sessions(locomo_path)
-    chat = ScriptedChatModel([weak_model(observations[n], injected) for n in SESSIONS])
+    # one answer per request, the narrower re-asks for missed disclosures included
+    every = [o for n in SESSIONS for o in observations[n]]
+    chat = ScriptedChatModel([weak_model(every, injected)] * (2 * len(SESSIONS)))
     settings = Settings.load(store=str(tmp_path / "memory.db"))
     reasoner = OpenAIReasoner("weak-model", client=chat.async_client())
     caplog.set_level(logging.INFO, logger="agent_memory.grounding")

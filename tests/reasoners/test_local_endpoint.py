@@ -125,17 +125,20 @@ async def test_long_thread_facts_come_from_every_request(long_thread):
                            "category": "event", "confidence": 0.9, "importance": 5,
                            "evidence": _ids(body), "occurred_at": None}]}
 
-    chat = ScriptedChatModel([answer] * 20)
+    chat = ScriptedChatModel([answer] * 40)
     settings = Settings.load(reasoner="compatible:small", reasoner_base_url="http://h/v1",
                              reasoner_context_tokens=3000, store=":memory:")
     reasoner = reasoner_from_settings(settings, http_client=chat.http_client(), max_retries=0)
     result = await reasoner.extract_facts(long_thread)
 
-    assert len(chat.requests) >= 5
     for body in chat.requests:
         assert message_tokens(body["messages"]) + 3000 // 4 <= 3000
+    # the vague "Fact from ..." drops the numbers some turns state: those turns are asked
+    # again narrower, after their request; the thread's requests cover it in order
+    main = [b for b in chat.requests if "about its speaker" not in b["messages"][0]["content"]]
+    assert len(main) >= 5
     assert [f.evidence[0] for f in result.facts] == [_ids(b)[0] for b in chat.requests]
-    assert [i for b in chat.requests for i in _ids(b)] == [t.id for t in long_thread]
+    assert [i for b in main for i in _ids(b)] == [t.id for t in long_thread]
 
 
 async def test_a_turn_longer_than_the_window_is_cut(long_thread):

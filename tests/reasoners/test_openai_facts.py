@@ -167,9 +167,31 @@ async def test_role_labels_of_the_prompt_are_taken_out_and_facts_end_with_a_stop
     chat = ScriptedChatModel([{"facts": [
         {"text": "Priya (user) is 34", "subject": "Priya (user)", "evidence": ["s2:0"]},
         _fact("Priya wants to raise her pension contribution to 6%!", "s2:2"),
-    ]}])
+    ]}, {"facts": []}])  # s2:0's "4%" is in no fact: that turn is asked again
     reasoner = OpenAIReasoner("qwen-test", client=chat.async_client())
     facts = (await reasoner.extract_facts(SESSION)).facts
     assert [f.text for f in facts] == ["Priya is 34.",
                                        "Priya wants to raise her pension contribution to 6%!"]
     assert facts[0].subject == "Priya"
+
+
+async def test_a_fact_that_drops_the_turns_numbers_sends_that_turn_again_narrower():
+    """A vague fact ("updated her budget") for a turn that states an amount leaves the turn
+    uncovered: only that turn is asked again, and the fact the narrower answer gives is kept
+    beside the first answer's."""
+    turns = _turns(("user", "We moved to Portland in May, so the house search starts over."),
+                   ("assistant", "Shall we revisit the deposit target?"),
+                   ("user", "Yes. Our budget for the house is now $480,000."))
+    chat = ScriptedChatModel([
+        {"facts": [_fact("Priya moved to Portland in May.", "s2:0"),
+                   _fact("Priya updated her budget for the house.", "s2:2")]},
+        {"facts": [_fact("Priya's budget for the house is now $480,000.", "s2:2")]},
+    ])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
+             .extract_facts(turns)).facts
+    assert [f.text for f in facts][-1] == "Priya's budget for the house is now $480,000."
+    assert len(chat.requests) == 2
+    shown = re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][1]["content"],
+                       re.MULTILINE)
+    assert shown == ["s2:2"]
+    assert "Keep every amount" in chat.requests[1]["messages"][0]["content"]

@@ -16,12 +16,15 @@
   model gave none.
 - **Form**: the role label the prompt shows after a speaker's name ("Priya (user) is 34") is
   taken out of a fact, and a fact ends with a full stop.
-- **Empty answers**: small models sometimes answer ``{"facts": []}`` for turns full of
-  self-disclosures ("I'm 34 and I work as a nurse"), or only a fact from a planted
-  instruction. When a request whose turns hold clear self-disclosures
-  (:func:`self_disclosures`) comes back with no fact citing one of them, it is asked once
-  more with the narrower prompt of :func:`~.prompts.disclosure_messages` (only those turns,
-  one question), and the facts of both answers are kept.
+- **Missed disclosures**: small models sometimes answer ``{"facts": []}`` for turns full of
+  self-disclosures ("I'm 34 and I work as a nurse"), only a fact from a planted
+  instruction, or a vague fact that drops what the turn states ("Priya updated her budget
+  for the house" for "Our budget for the house is now $480,000"). The clear
+  self-disclosures (:func:`self_disclosures`) the answer missed (:func:`uncovered`: all of
+  them when no fact cites one, else those whose citing facts drop every number the turn
+  states) are asked once more with the
+  narrower prompt of :func:`~.prompts.disclosure_messages` (only those turns, one
+  question), and the facts of both answers are kept.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from .._threads import run_in_worker
 from ..models import Turn
 from ..text.dates import resolve_dates
 from ..text.injection import injection_reason
+from ..text.numbers import numbers_in
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
 from .extractive.facts import speaker_name, speakers_of
@@ -126,6 +130,22 @@ def iso_date(value: str | None) -> str | None:
         return None
 
 
+def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[Turn]:
+    """The self-disclosure turns the answer missed: all of them when no fact cites any, else
+    those cited only by facts that drop every number the turn states
+    (:func:`agent_memory.text.numbers.numbers_in`: amounts, ages, percentages; "Our budget is
+    now $480,000" is not covered by "Priya updated her budget for the house")."""
+    if not any(t.id in f.evidence for t in disclosures for f in facts):
+        return list(disclosures)
+    missed = []
+    for turn in disclosures:
+        citing = [f for f in facts if turn.id in f.evidence]
+        stated = numbers_in(turn.content)
+        if citing and stated and not any(stated & numbers_in(f.text) for f in citing):
+            missed.append(turn)
+    return missed
+
+
 async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtraction:
     """The facts of ``turns`` (see the module docstring).
 
@@ -142,11 +162,9 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtract
     facts: list[FactDraft] = []
     for part in chunking.pack_turns(turns, budget):
         found = await _extract_part(r, part, prompts.fact_messages(part, schema))
-        disclosed = self_disclosures(part)
-        shown = {t.id for t in disclosed}
-        if disclosed and not any(shown & set(f.evidence) for f in found.facts):
+        if missed := uncovered(self_disclosures(part), found.facts):
             found = found.model_copy(update={"facts": [*found.facts, *(await _extract_part(
-                r, disclosed, prompts.disclosure_messages(disclosed, schema))).facts]})
+                r, missed, prompts.disclosure_messages(missed, schema))).facts]})
         facts += await run_in_worker(third_persons, found.facts, part)
     return FactExtraction(facts=facts)
 

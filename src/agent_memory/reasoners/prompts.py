@@ -150,13 +150,15 @@ def fact_messages(turns: Sequence[Turn], schema: str) -> list[dict[str, Any]]:
 _DISCLOSURE_TASK = """\
 Task: each line below is a person speaking about themselves. Write down what each line says \
 about its speaker, one fact per claim, as a sentence naming the speaker ("Caroline is 34", \
-"Caroline works as a nurse"). "subject": the speaker's name. "evidence": the id of the line. \
-Every line with a statement about its speaker gives at least one fact."""
+"Caroline works as a nurse"). Keep every amount, number and name the line states. \
+"subject": the speaker's name. "evidence": the id of the line. Every line with a statement \
+about its speaker gives at least one fact."""
 
 
 def disclosure_messages(turns: Sequence[Turn], schema: str) -> list[dict[str, Any]]:
-    """The narrower fact request sent once when :func:`fact_messages` got no fact for turns
-    with clear self-disclosures: only those turns, one question (for small models)."""
+    """The narrower fact request sent once for the turns with clear self-disclosures that the
+    answer to :func:`fact_messages` left uncovered: only those turns, one question (for
+    small models)."""
     user = fence("conversation", render_turns(turns)) + "\n\n" + _reminder(
         "the facts each line states about its speaker")
     return [_system(_DISCLOSURE_TASK, schema), {"role": "user", "content": user}]
