@@ -130,7 +130,8 @@ async def test_the_pipeline_stores_repaired_citations_and_counts_them(tmp_path, 
         {"text": "Priya moved to Portland in May 2025.", "subject": "Priya",
          "evidence": ["r:0"]},
     ]}
-    chat = ScriptedChatModel([answer])
+    # the second answer is for the turns whose numbers no fact keeps, asked again
+    chat = ScriptedChatModel([answer, {"facts": []}])
     settings = Settings.load(store=str(tmp_path / "m.db"))
     reasoner = OpenAIReasoner("weak", client=chat.async_client())
     async with AsyncMemory.open(settings, embedder=local_embedder, reasoner=reasoner) as memory:

@@ -112,7 +112,8 @@ def test_planted_instructions_are_not_self_disclosures():
 
 
 async def test_the_fact_prompt_says_the_assistants_suggestions_are_not_facts():
-    chat = ScriptedChatModel([{"facts": [_fact("Priya's hospital matches 4%.", "s2:0")]}])
+    chat = ScriptedChatModel([{"facts": [_fact("Priya's hospital matches 4%.", "s2:0")]},
+                              {"facts": []}])  # the turns whose numbers no fact keeps
     await OpenAIReasoner("qwen-test", client=chat.async_client()).extract_facts(SESSION)
     system = chat.requests[0]["messages"][0]["content"]
     assert "not a fact about the user" in system
@@ -149,11 +150,15 @@ async def test_evidence_written_as_one_string_is_read_as_its_ids():
     chat = ScriptedChatModel([{"facts": [
         {"text": "Priya's hospital matches 4% of her pension.", "evidence": "[s2:0]"},
         {"text": "Priya contributes 2% and wants 6%.", "evidence": "s2:2, 's2:0'"},
-    ]}])
+    ]}, {"facts": []}])
     reasoner = OpenAIReasoner("qwen-test", client=chat.async_client())
     facts = (await reasoner.extract_facts(SESSION)).facts
     assert [f.evidence for f in facts] == [["s2:0"], ["s2:2", "s2:0"]]
-    assert len(chat.requests) == 1  # accepted as written, no repair round
+    # accepted as written, no repair round; the second request asks about s2:4 only, whose
+    # "$5,000" no fact keeps
+    assert len(chat.requests) == 2
+    assert re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][1]["content"],
+                      re.MULTILINE) == ["s2:4"]
 
 
 async def test_evidence_of_no_id_is_still_refused():

@@ -21,8 +21,8 @@
   instruction, or a vague fact that drops what the turn states ("Priya updated her budget
   for the house" for "Our budget for the house is now $480,000"). The clear
   self-disclosures (:func:`self_disclosures`) the answer missed (:func:`uncovered`: all of
-  them when no fact cites one, else those whose citing facts drop every number the turn
-  states) are asked once more with the
+  them when no fact cites one, else those stating numbers that no fact keeps) are asked
+  once more with the
   narrower prompt of :func:`~.prompts.disclosure_messages` (only those turns, one
   question), and the facts of both answers are kept.
 """
@@ -132,18 +132,14 @@ def iso_date(value: str | None) -> str | None:
 
 def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[Turn]:
     """The self-disclosure turns the answer missed: all of them when no fact cites any, else
-    those cited only by facts that drop every number the turn states
-    (:func:`agent_memory.text.numbers.numbers_in`: amounts, ages, percentages; "Our budget is
-    now $480,000" is not covered by "Priya updated her budget for the house")."""
+    those that state numbers (:func:`agent_memory.text.numbers.numbers_in`: amounts, ages,
+    percentages) none of which any fact keeps ("Our budget is now $480,000" is not covered
+    by "Priya updated her budget for the house"). A fact that keeps the number but cites the
+    neighbouring turn covers it: the grounding check repairs such citations."""
     if not any(t.id in f.evidence for t in disclosures for f in facts):
         return list(disclosures)
-    missed = []
-    for turn in disclosures:
-        citing = [f for f in facts if turn.id in f.evidence]
-        stated = numbers_in(turn.content)
-        if citing and stated and not any(stated & numbers_in(f.text) for f in citing):
-            missed.append(turn)
-    return missed
+    kept = frozenset().union(*(numbers_in(f.text) for f in facts))
+    return [t for t in disclosures if (stated := numbers_in(t.content)) and not stated & kept]
 
 
 async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtraction:
