@@ -22,9 +22,8 @@
   for the house" for "Our budget for the house is now $480,000"). The clear
   self-disclosures (:func:`self_disclosures`) the answer missed (:func:`uncovered`: all of
   them when no fact cites one, else those stating numbers that no fact keeps) are asked
-  once more with the
-  narrower prompt of :func:`~.prompts.disclosure_messages` (only those turns, one
-  question), and the facts of both answers are kept.
+  once more with the narrower prompt of :func:`~.prompts.disclosure_messages` (only those
+  turns, one question), and the facts of both answers are kept.
 """
 
 from __future__ import annotations
