@@ -396,6 +396,20 @@ async def test_profile_fields_the_model_misfiles_move_to_the_offline_reading():
     assert fields[0] == "finances" and fields[1] == "occupation"
 
 
+async def test_profile_facts_the_model_leaves_out_are_filed_by_the_offline_reading():
+    from agent_memory.profile_schema import schema_fields
+
+    facts = ["Priya's budget for the house is $350,000.", "Priya is 34.",
+             "Thanks so much, see you next time."]
+
+    def only_the_age(request: dict) -> dict:  # a small model leaving facts out
+        return {"fields": [{"field": "age", "facts": [2]}]}
+
+    reasoner = reasoner_for(ScriptedChatModel([only_the_age]))
+    placed = await reasoner.assign_profile_fields("Priya", facts, schema_fields())
+    assert [p.field for p in placed] == ["finances", "age", None]  # chatter stays out
+
+
 async def test_relative_dates_in_a_summary_are_resolved_against_its_turns_day():
     chat = ScriptedChatModel([
         {"text": "Caroline went to a support group yesterday.", "key_topics": [],

@@ -9,8 +9,10 @@ The choices are checked against the offline reading (:class:`.extractive.profile
 the local embedder): a small model files "looked at her pension statement" under *age*. A
 fact stays where the model put it unless another field's prototypes are nearer by at least
 :data:`OVERRULE` and that field would be the offline choice (it reaches the field threshold
-and beats chatter); then it moves there, and the move is logged. Without the local embedder
-the model's choices stand (logged once per call).
+and beats chatter); then it moves there, and the move is logged. A fact the model leaves
+out of every field goes where the offline reading puts it, when it has a field (a small
+model left "Priya's budget for the house is $350,000" out). Without the local embedder the
+model's choices stand (logged once per call).
 """
 
 from __future__ import annotations
@@ -67,8 +69,9 @@ def _field_index(fields: Sequence[SchemaField]) -> FieldIndex:
 def check_fields(subject: str | None, facts: Sequence[str], fields: Sequence[SchemaField],
                  chosen: Sequence[FieldAssignment]) -> list[FieldAssignment]:
     """The model's field choices ``chosen`` (one per fact, ``len(facts)``), each kept unless
-    the offline reading clearly puts the fact in another field (see the module docstring); a
-    moved fact's score is its cosine to that field's best prototype. Embeds ``facts`` (CPU:
+    the offline reading clearly puts the fact in another field, and a fact the model left out
+    filed where the offline reading puts it (see the module docstring); a moved or filed
+    fact's score is its cosine to that field's best prototype. Embeds ``facts`` (CPU:
     call it off the event loop).
 
     Raises:
@@ -83,7 +86,11 @@ def check_fields(subject: str | None, facts: Sequence[str], fields: Sequence[Sch
     for text, row, reject, pick in zip(facts, best, chatter, chosen, strict=True):
         k = int(row.argmax())
         offline = names[k] if row[k] >= FIELD_THRESHOLD and row[k] > reject else None
-        if (pick.field is not None and offline is not None and offline != pick.field
+        if pick.field is None and offline is not None:
+            log.info("profile field of %r: model left it out, offline reading %s (%.2f)",
+                     text, offline, row[k])
+            pick = FieldAssignment(field=offline, score=float(row[k]))
+        elif (pick.field is not None and offline is not None and offline != pick.field
                 and row[k] - row[names.index(pick.field)] >= OVERRULE):
             log.info("profile field of %r: model chose %s, offline reading %s (%.2f vs %.2f)",
                      text, pick.field, offline, row[k], row[names.index(pick.field)])
