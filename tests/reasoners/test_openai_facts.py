@@ -199,4 +199,4 @@ async def test_a_fact_that_drops_the_turns_numbers_sends_that_turn_again_narrowe
     shown = re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][1]["content"],
                        re.MULTILINE)
     assert shown == ["s2:2"]
-    assert "Keep every amount" in chat.requests[1]["messages"][0]["content"]
+    assert "every amount, number and name" in chat.requests[1]["messages"][0]["content"]

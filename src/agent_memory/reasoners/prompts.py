@@ -148,11 +148,12 @@ def fact_messages(turns: Sequence[Turn], schema: str) -> list[dict[str, Any]]:
 
 
 _DISCLOSURE_TASK = """\
-Task: each line below is a person speaking about themselves. Write down what each line says \
-about its speaker, one fact per claim, as a sentence naming the speaker ("Caroline is 34", \
-"Caroline works as a nurse"). Keep every amount, number and name the line states. \
-"subject": the speaker's name. "evidence": the id of the line. Every line with a statement \
-about its speaker gives at least one fact."""
+Task: each line below is a person speaking about themselves. Rewrite what each line states \
+as facts about its speaker: one fact per claim, in the third person, naming the speaker, with \
+every amount, number and name the line states. For example, the line \
+[t9] Ana (user): I sold my bike for $300 and I have $1,200 left. \
+gives "Ana sold her bike for $300." and "Ana has $1,200 left.", both with evidence t9. \
+"subject": the speaker's name. "evidence": the id of the line. Use only what the lines say."""
 
 
 def disclosure_messages(turns: Sequence[Turn], schema: str) -> list[dict[str, Any]]:
