@@ -410,6 +410,21 @@ async def test_profile_facts_the_model_leaves_out_are_filed_by_the_offline_readi
     assert [p.field for p in placed] == ["finances", "age", None]  # chatter stays out
 
 
+async def test_profile_sorting_that_never_validates_is_filed_by_the_offline_reading():
+    from agent_memory.profile_schema import schema_fields
+
+    facts = ["Priya works as a nurse at St. Mary's hospital.", "Priya is 34."]
+
+    def words_for_numbers(request: dict) -> dict:  # what a 1.5B model answered, every time
+        return {"fields": [{"field": "occupation", "facts": ["nurse"]}]}
+
+    chat = ScriptedChatModel([words_for_numbers] * 3)
+    reasoner = reasoner_for(chat)
+    placed = await reasoner.assign_profile_fields("Priya", facts, schema_fields())
+    assert [p.field for p in placed] == ["occupation", "age"]
+    assert len(chat.requests) == reasoner.max_repairs + 1  # the repairs were tried first
+
+
 async def test_relative_dates_in_a_summary_are_resolved_against_its_turns_day():
     chat = ScriptedChatModel([
         {"text": "Caroline went to a support group yesterday.", "key_topics": [],

@@ -11,8 +11,10 @@ fact stays where the model put it unless another field's prototypes are nearer b
 :data:`OVERRULE` and that field would be the offline choice (it reaches the field threshold
 and beats chatter); then it moves there, and the move is logged. A fact the model leaves
 out of every field goes where the offline reading puts it, when it has a field (a small
-model left "Priya's budget for the house is $350,000" out). Without the local embedder the
-model's choices stand (logged once per call).
+model left "Priya's budget for the house is $350,000" out), and so does every fact of a
+request whose answer fails validation after the repairs (a 1.5B model gave words, "nurse",
+where fact numbers belong). Without the local embedder the model's choices stand (logged once
+per call).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._threads import run_in_worker
-from ..errors import ModelUnavailableError
+from ..errors import MalformedOutputError, ModelUnavailableError
 from ..profile_schema import SchemaField
 from . import chunking, prompts
 from .base import FieldAssignment
@@ -135,10 +137,12 @@ async def assign_profile_fields(
 ) -> list[FieldAssignment]:
     """The field of each fact as the model sorts them (``None`` for facts it leaves out; a
     fact named in two fields keeps the first), checked against the offline reading
-    (:func:`check_fields`).
+    (:func:`check_fields`), which also files the facts the model left out. When the model's
+    answer for a request still fails validation after the reasoner's repairs, that request's
+    facts are filed by the offline reading alone (logged); without the local embedder they
+    stay unfiled.
 
     Raises:
-        MalformedOutputError: invalid output after the reasoner's repairs.
         ReasonerError: the endpoint failed.
         ConfigError: the context is too small for the prompt.
     """
@@ -153,8 +157,13 @@ async def assign_profile_fields(
     start = 0
     for part in chunking.pack_items(list(facts), budget):
         messages = prompts.profile_field_messages(who, part, described, schema)
-        answer = await reasoner.structured(messages, ProfileFields,
-                                            _checker(len(part), {f.name for f in fields}))
+        try:
+            answer = await reasoner.structured(messages, ProfileFields,
+                                                _checker(len(part), {f.name for f in fields}))
+        except MalformedOutputError as exc:  # the offline reading files this part instead
+            log.warning("profile fields: the model's sorting of %d facts failed validation, "
+                        "filed by the offline reading instead: %s", len(part), exc)
+            answer = ProfileFields()
         for item in answer.fields:
             for n in item.facts:
                 if out[start + n - 1].field is None:
