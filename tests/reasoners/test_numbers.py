@@ -16,6 +16,7 @@ from agent_memory.text.numbers import numbers_in, word_value
     ("The flight lasts 22 hours.", "The flight takes twenty-two hours."),
     ("The car is 10 years old.", "The car is a decade old."),
     ("The commute is 45 minutes.", "The commute is three quarters of an hour."),
+    ("The walk is 15 minutes.", "The walk is a quarter of an hour."),
     ("The commute takes 60 minutes.", "The commute takes an hour."),
     ("She bought 12 eggs.", "She bought a dozen eggs."),
     ("He has been there 1 time.", "He has been there once."),

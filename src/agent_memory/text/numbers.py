@@ -47,7 +47,7 @@ _OTHER = re.compile(rf"\b(?:({'|'.join(ONCE)})|(?:an?\s+|(\w+)[\s-]+)?"
 _HOURS = re.compile(r"\b(?:(half\s+an?|(?:a|one)\s+quarter\s+of\s+an?|three[\s-]+quarters\s+of"
                     r"\s+an?)|(an?|\d+(?:\.\d+)?|[a-z]+(?:-[a-z]+)?))\s+hours?\b",
                     re.IGNORECASE)
-_FRACTIONS = {"half": 30, "quarter": 15, "three": 45}
+_FRACTIONS = {"half": 30, "three": 45, "quarter": 15}  # "three quarters" before "quarter"
 
 
 def word_value(words: str) -> int | None:
@@ -81,7 +81,8 @@ def _canonical(value: float) -> str:
 def _hours(match: re.Match[str]) -> str:
     fraction, count = match.group(1), match.group(2)
     if fraction:
-        return f"{_FRACTIONS[fraction.lower().split()[0]]} minutes"
+        key = next(k for k in _FRACTIONS if k in fraction.lower().split())
+        return f"{_FRACTIONS[key]} minutes"
     if count[0].isdigit():
         hours: float | None = float(count)
     else:
