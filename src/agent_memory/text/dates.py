@@ -56,8 +56,7 @@ _WEEKDAY_INDEX = {name.lower(): i for i, name in enumerate(WEEKDAYS)}
 
 _NUMBER_WORDS = {"a": 1, "an": 1, **{w: v for w, v in UNITS.items() if 1 <= v <= 12}}
 _VAGUE_COUNTS = {"a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3}
-_COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
-                8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+_COUNT_WORDS = {v: w for w, v in UNITS.items() if 1 <= v <= 12}
 
 _NUM = (r"(?:a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|three|four|five|six|"
         r"seven|eight|nine|ten|eleven|twelve|\d{1,3})")

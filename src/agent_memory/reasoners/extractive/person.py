@@ -59,8 +59,9 @@ _ADVERBS = word_set(
 _FLOATING = word_set("all both each")
 """Floating quantifiers between a subject and its verb ("we all know")."""
 _NEVER_VERBS = frozenset(("DT", "PDT", "IN", "CC", "JJ", "JJR", "JJS", "PRP", "PRP$", "WDT",
-                          "RB", "RBR", "RBS", "UH"))
-"""Tags of words that are never the verb to put in agreement."""
+                          "UH"))
+"""Tags of words that are never the verb to put in agreement (adverbs, ``RB*``, are skipped
+before it)."""
 _THIRD_SINGULAR = {
     "am": "is", "have": "has", "do": "does", "go": "goes", "haven't": "hasn't",
     "don't": "doesn't", "are": "is", "were": "was", "weren't": "wasn't", "aren't": "isn't",
