@@ -70,8 +70,12 @@ async def test_an_empty_answer_for_self_disclosures_is_asked_again_narrower():
     assert [f.evidence for f in facts] == [["s2:2"]]
     assert len(chat.requests) == 2
     second = chat.requests[1]["messages"]
-    shown = re.findall(r"^\[([^\]]+)\]", second[1]["content"], re.MULTILINE)
+    shown = re.findall(r"^\[([^\]]+)\]", second[-1]["content"], re.MULTILINE)
     assert shown == ["s2:0", "s2:2", "s2:4"]  # only the client's statements
+    # the worked example is an earlier exchange of its own, not in the instructions
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert "$300" in second[1]["content"] and "$300" not in second[0]["content"]
+    assert "$300" not in second[-1]["content"]
     assert "about its speaker" in second[0]["content"]
     assert len(second[0]["content"]) < len(chat.requests[0]["messages"][0]["content"])
 
@@ -157,7 +161,7 @@ async def test_evidence_written_as_one_string_is_read_as_its_ids():
     # accepted as written, no repair round; the second request asks about s2:4 only, whose
     # "$5,000" no fact keeps
     assert len(chat.requests) == 2
-    assert re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][1]["content"],
+    assert re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][-1]["content"],
                       re.MULTILINE) == ["s2:4"]
 
 
@@ -196,7 +200,30 @@ async def test_a_fact_that_drops_the_turns_numbers_sends_that_turn_again_narrowe
              .extract_facts(turns)).facts
     assert [f.text for f in facts][-1] == "Priya's budget for the house is now $480,000."
     assert len(chat.requests) == 2
-    shown = re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][1]["content"],
+    shown = re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][-1]["content"],
                        re.MULTILINE)
     assert shown == ["s2:2"]
     assert "every amount, number and name" in chat.requests[1]["messages"][0]["content"]
+
+
+async def test_a_fact_of_several_sentences_becomes_one_fact_per_sentence():
+    """The model wrote the payment and the new balance as one fact: they are stored as two
+    (each citing the turn), so that the balance alone can retire the old one; "she" opening a
+    sentence becomes the subject's name, and a sentence referring back keeps the fact whole."""
+    said = ("I paid off $5,000 of the student loan yesterday. I have $7,000 of student loans "
+            "left now, and I moved to Portland. I love it.")
+    turns = _turns(("user", said))
+    chat = ScriptedChatModel([{"facts": [
+        _fact("Priya paid off $5,000 of the student loan yesterday. She has $7,000 of student "
+              "loans left now.", "s2:0"),
+        _fact("Priya moved to Portland. She loves it.", "s2:0"),
+    ]}])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
+             .extract_facts(turns)).facts
+    assert [f.text for f in facts] == [
+        "Priya paid off $5,000 of the student loan on 14 April 2025.",
+        "Priya has $7,000 of student loans left now.",
+        "Priya moved to Portland. She loves it.",
+    ]
+    assert all(f.evidence == ["s2:0"] and f.subject == "Priya" for f in facts)
+    assert facts[0].occurred_at == facts[1].occurred_at == "2025-04-14"

@@ -16,6 +16,10 @@
   model gave none.
 - **Form**: the role label the prompt shows after a speaker's name ("Priya (user) is 34") is
   taken out of a fact, and a fact ends with a full stop.
+- **One claim per fact**: a fact the model wrote as several sentences ("Priya paid off $5,000
+  of the loan. Priya has $7,000 left.") becomes one fact per sentence, each with the same
+  evidence (:func:`atomic`), so that reconciliation can retire the old balance by the new one
+  alone; a sentence opening with "he" or "she" is given the fact's subject.
 - **Missed disclosures**: small models sometimes answer ``{"facts": []}`` for turns full of
   self-disclosures ("I'm 34 and I work as a nurse"), only a fact from a planted
   instruction, or a vague fact that drops what the turn states ("Priya updated her budget
@@ -43,6 +47,7 @@ from .base import FactDraft, FactExtraction
 from .extractive.facts import speaker_name, speakers_of
 from .extractive.parse import parse
 from .extractive.person import Speaker, to_third_person
+from .extractive.sentences import split_sentences
 from .structured import OutputRejected, schema_text
 
 if TYPE_CHECKING:
@@ -119,6 +124,41 @@ def third_persons(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[Fac
             for f in facts]
 
 
+_SELF_STANDING = re.compile(r"^(?:[A-Z][\w'-]*|[Hh]e|[Ss]he)\b(?!\s+(?:too|also)\b)")
+"""A sentence that can stand as a fact: it opens with a name (or a capitalized word), or with
+"he" or "she", which the fact's subject replaces."""
+_PRONOUN = re.compile(r"^(?:[Hh]e|[Ss]he)\b")
+_NOT_A_SUBJECT = frozenset(("It", "This", "That", "These", "Those", "They", "There", "Here",
+                            "And", "But", "So", "Then", "Also"))
+_BACK_REFERENCE = re.compile(r"\b(?:it|its|them|there)\b", re.IGNORECASE)
+MIN_CLAIM_WORDS = 3
+"""Fewest words a sentence needs to become a fact of its own."""
+
+
+def atomic(fact: FactDraft) -> list[FactDraft]:
+    """``fact`` as one fact per sentence, each citing the same turns, when every sentence
+    stands on its own: at least :data:`MIN_CLAIM_WORDS` words, opening with a name or with
+    "he"/"she" (replaced by the fact's ``subject``), and no later sentence referring back
+    ("It is rainy", "They like it there"): such a fact is kept whole. Each part keeps the fact's ``occurred_at``: the
+    sentences were said together."""
+    sentences = split_sentences(fact.text)
+    if len(sentences) < 2:
+        return [fact]
+    for sentence in sentences:
+        first = sentence.split()[0].strip(",") if sentence.split() else ""
+        if (len(_WORD.findall(sentence)) < MIN_CLAIM_WORDS or first in _NOT_A_SUBJECT
+                or not _SELF_STANDING.match(sentence)
+                or (_PRONOUN.match(sentence) and not fact.subject)):
+            return [fact]
+    if any(_BACK_REFERENCE.search(sentence) for sentence in sentences[1:]):
+        return [fact]
+    parts = []
+    for sentence in sentences:
+        text = _PRONOUN.sub(fact.subject or "", sentence, count=1)
+        parts.append(fact.model_copy(update={"text": text}))
+    return parts
+
+
 def iso_date(value: str | None) -> str | None:
     """``value`` as ``YYYY-MM-DD`` when it starts with an ISO date, else ``None``."""
     if not value:
@@ -160,7 +200,8 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtract
         if missed := uncovered(self_disclosures(part), found.facts):
             found = found.model_copy(update={"facts": [*found.facts, *(await _extract_part(
                 r, missed, prompts.disclosure_messages(missed, schema))).facts]})
-        facts += await run_in_worker(third_persons, found.facts, part)
+        facts += [one for fact in await run_in_worker(third_persons, found.facts, part)
+                  for one in atomic(fact)]
     return FactExtraction(facts=facts)
 
 

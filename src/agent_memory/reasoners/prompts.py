@@ -14,6 +14,7 @@ so facts can cite their evidence and relative dates can be resolved.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -150,19 +151,28 @@ def fact_messages(turns: Sequence[Turn], schema: str) -> list[dict[str, Any]]:
 _DISCLOSURE_TASK = """\
 Task: each line below is a person speaking about themselves. Rewrite what each line states \
 as facts about its speaker: one fact per claim, in the third person, naming the speaker, with \
-every amount, number and name the line states. For example, the line \
-[t9] Ana (user): I sold my bike for $300 and I have $1,200 left. \
-gives "Ana sold her bike for $300." and "Ana has $1,200 left.", both with evidence t9. \
-"subject": the speaker's name. "evidence": the id of the line. Use only what the lines say."""
+every amount, number and name the line states. "subject": the speaker's name. "evidence": the \
+id of the line. Use only what the lines say: the worked example before them is not part of \
+the conversation."""
+
+_EXAMPLE_LINE = "[x1] 2024-02-05 (Monday) Ana (user): I sold my bike for $300 and I have $1,200 left."
+_EXAMPLE_ANSWER = json.dumps({"facts": [
+    {"text": "Ana sold her bike for $300.", "subject": "Ana", "evidence": ["x1"]},
+    {"text": "Ana has $1,200 left.", "subject": "Ana", "evidence": ["x1"]}]})
 
 
 def disclosure_messages(turns: Sequence[Turn], schema: str) -> list[dict[str, Any]]:
     """The narrower fact request sent once for the turns with clear self-disclosures that the
     answer to :func:`fact_messages` left uncovered: only those turns, one question (for
-    small models)."""
-    user = fence("conversation", render_turns(turns)) + "\n\n" + _reminder(
-        "the facts each line states about its speaker")
-    return [_system(_DISCLOSURE_TASK, schema), {"role": "user", "content": user}]
+    small models). A worked example goes before them as an earlier exchange of its own
+    (a line, and the answer to it), not inside the instructions: a 1.5B model given the
+    example in its instructions answered with the example's facts."""
+    def ask(lines: str) -> dict[str, Any]:
+        return {"role": "user", "content": fence("conversation", lines) + "\n\n" + _reminder(
+            "the facts each line states about its speaker")}
+
+    return [_system(_DISCLOSURE_TASK, schema), ask(_EXAMPLE_LINE),
+            {"role": "assistant", "content": _EXAMPLE_ANSWER}, ask(render_turns(turns))]
 
 
 _PROFILE_TASK = """\
