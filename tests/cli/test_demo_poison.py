@@ -29,7 +29,7 @@ def weak_local_model(request: dict):
     if (request.get("response_format") or {}).get("type") == "json_schema":
         return LLAMA_CPP_500
     system = request["messages"][0]["content"]
-    prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
+    prompt = [m["content"] for m in request["messages"] if m["role"] == "user"][-1]
     lines = _LINE.findall(prompt)
     if "extract facts" in system:
         facts = [{"text": "Priya has no student loans.", "subject": "Priya",  # flipped

@@ -25,7 +25,7 @@ def _fact(text: str, evidence: str) -> dict:
 
 def small_model(request: dict):
     system = request["messages"][0]["content"]
-    prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
+    prompt = [m["content"] for m in request["messages"] if m["role"] == "user"][-1]
     lines = _LINE.findall(prompt)
     ids = [tid for tid, *_ in lines]
 

@@ -118,7 +118,7 @@ def weak_model(observations: list[tuple[str, str]], injected: dict[str, str]):
     times: citing its injected turn, citing a legitimate turn, and citing both."""
 
     def answer(request: dict) -> dict:
-        prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        prompt = [m["content"] for m in request["messages"] if m["role"] == "user"][-1]
         shown = re.findall(r"^\[([^\]]+)\]", prompt, re.MULTILINE)
         legit = [s for s in shown if not s.startswith("P")]
         facts = [{"text": text, "subject": None, "category": "event", "confidence": 0.9,

@@ -59,7 +59,7 @@ def reasoner_for(chat: ScriptedChatModel, **options) -> OpenAIReasoner:
 
 
 def user_message(request: dict) -> str:
-    return next(m["content"] for m in request["messages"] if m["role"] == "user")
+    return [m["content"] for m in request["messages"] if m["role"] == "user"][-1]
 
 
 async def test_summary_is_requested_as_strict_json_schema_and_parsed():

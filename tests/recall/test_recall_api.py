@@ -123,7 +123,7 @@ async def test_summary_strategy_with_the_extractive_reasoner(filled):
 
 async def test_summary_strategy_through_the_openai_reasoner(tmp_path, local_embedder):
     def answer(request):
-        user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        user = [m["content"] for m in request["messages"] if m["role"] == "user"][-1]
         assert "<memories>" in user and "Situation" in user
         count = user.count("\n- ") + user.count("<memories>\n- ")
         return {"text": f"note of {count} items", "key_topics": [], "evidence": []}
