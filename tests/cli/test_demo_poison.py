@@ -84,9 +84,14 @@ async def test_a_weak_local_llm_stores_nothing_from_the_planted_turn(tmp_path, l
     assert "Finances: " in profile and POISON_MARKER not in profile
     async with AsyncMemory.open(Settings.load(store=str(store)),
                                 embedder=local_embedder) as memory:
-        stored = [r.content for r in await memory.get_memories(USER, kinds=["fact"])]
+        every = {r.id: r for r in await memory.get_memories(USER, kinds=["fact"],
+                                                               include_superseded=True)}
+    stored = [r.content for r in every.values()]
     assert "Priya has no student loans." not in stored  # denies what its evidence states
-    assert "Priya still have $12,000 of student loans at 5.8% interest." in stored
+    [loan] = [r for r in every.values() if r.content.startswith("Priya still have $12,000")]
+    # the model proposed no contradiction; the offline decision's confident one is adopted:
+    # the later balance retires the old one
+    assert "$7,000" in every[loan.superseded_by].content
     assert chat.requests[0]["response_format"]["type"] == "json_schema"
     assert chat.requests[1]["response_format"]["type"] == "json_object"  # the fallback
 

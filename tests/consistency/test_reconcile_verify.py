@@ -107,3 +107,42 @@ async def test_a_duplicate_group_of_different_claims_is_not_merged(tmp_path,
         assert result.merged == 0
         texts = {f.content for f in await memory.get_memories("priya", kinds=["fact"])}
         assert texts == {retire.content, pension.content}
+
+
+async def test_a_change_the_model_missed_is_adopted_from_the_offline_decision(
+        tmp_path, local_embedder) -> None:
+    """A small model proposed nothing for the demo's new house budget: the offline decision's
+    confident contradiction retires the old budget, and only that fact."""
+    def priya(text: str, days: float) -> Fact:
+        return fact(text, days, user="priya", subject="Priya")
+
+    old = priya("Priya's budget for the house is $350,000.", 1)
+    saved = priya("Priya has saved $28,000 so far.", 2)
+    new = priya("Priya's budget for the house is now $480,000.", 90)
+    decision = await _llm().reconcile([old, saved, new])
+    assert isinstance(decision, VerifiedDecision)
+    assert [(c.first_id, c.second_id) for c in decision.adopted] == [(old.id, new.id)]
+    assert decision.contradictions == decision.adopted
+    assert decision.adopted[0].rationale.startswith("offline, not proposed by the model: ")
+    settings = Settings.load(store=str(tmp_path / "m.db"))
+    async with AsyncMemory.open(settings, embedder=local_embedder, reasoner=_llm()) as memory:
+        await memory.components.write([old, saved, new])
+        assert (await memory.reconcile_memories("priya")).contradicted == 1
+        texts = {f.content for f in await memory.get_memories("priya", kinds=["fact"])}
+        assert texts == {saved.content, new.content}
+
+
+async def test_nothing_is_adopted_when_adoption_is_off_or_the_model_proposed_it(
+        local_embedder) -> None:
+    from agent_memory.reasoners import openai_reconcile
+    from agent_memory.reasoners.reconcile_verify import Verifier
+
+    old, new = fact("Ana lives in Boston.", 1), fact("Ana lives in Porto.", 9)
+    off = await openai_reconcile.reconcile(_llm().structured, [old, new],
+                                           verifier=Verifier(adopt=None))
+    assert off.contradictions == []
+    on = await _llm().reconcile([old, new])
+    assert isinstance(on, VerifiedDecision) and len(on.adopted) == 1
+    proposed = await _llm((old.id, new.id, "residence changed")).reconcile([old, new])
+    assert isinstance(proposed, VerifiedDecision)
+    assert len(proposed.contradictions) == 1 and proposed.adopted == []

@@ -112,8 +112,9 @@ async def reconcile(structured: Structured, facts: Sequence[Fact], *,
                     verifier: Verifier | None = DEFAULT_VERIFIER) -> ReconcileDecision:
     """Ask the model once over the whole pool (plus repairs); fewer than two facts need no call.
     The proposed contradictions are then checked by ``verifier`` (:mod:`.reconcile_verify`:
-    only those the learned offline decision does not refute retire a fact); ``None`` returns
-    the model's decision as it is.
+    only those the learned offline decision does not refute retire a fact, and the offline
+    decision's confident contradictions the model missed are adopted); ``None`` returns the
+    model's decision as it is.
 
     Returns:
         A :class:`~.reconcile_verify.VerifiedDecision` (with ``vetoed``) when verified.

@@ -14,6 +14,7 @@ read in either order. Duplicate groups merge into one member's text (:func:`_gro
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Sequence
@@ -81,6 +82,13 @@ class PairModel:
         self.trees = [[{k: np.asarray(v) for k, v in tree.items()} for tree in stage]
                       for stage in params["trees"]]
         self.thresholds = {k: float(v) for k, v in params["thresholds"].items()}
+
+    def with_thresholds(self, **thresholds: float) -> PairModel:
+        """A copy deciding at other thresholds (``duplicate=``, ``contradiction=``), the
+        trees shared."""
+        other = copy.copy(self)
+        other.thresholds = {**self.thresholds, **thresholds}
+        return other
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """Class probabilities ``(n, 3)`` in :data:`LABELS` order for features ``(n, F)``."""
