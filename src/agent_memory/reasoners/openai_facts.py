@@ -139,8 +139,8 @@ def atomic(fact: FactDraft) -> list[FactDraft]:
     """``fact`` as one fact per sentence, each citing the same turns, when every sentence
     stands on its own: at least :data:`MIN_CLAIM_WORDS` words, opening with a name or with
     "he"/"she" (replaced by the fact's ``subject``), and no later sentence referring back
-    ("It is rainy", "They like it there"): such a fact is kept whole. Each part keeps the fact's ``occurred_at``: the
-    sentences were said together."""
+    ("It is rainy", "They like it there"): such a fact is kept whole. Each part keeps the
+    fact's ``occurred_at``: the sentences were said together."""
     sentences = split_sentences(fact.text)
     if len(sentences) < 2:
         return [fact]
