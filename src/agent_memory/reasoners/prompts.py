@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from ..models import Turn
@@ -155,7 +156,10 @@ every amount, number and name the line states. "subject": the speaker's name. "e
 id of the line. Use only what the lines say: the worked example before them is not part of \
 the conversation."""
 
-_EXAMPLE_LINE = "[x1] 2024-02-05 (Monday) Ana (user): I sold my bike for $300 and I have $1,200 left."
+_EXAMPLE_LINE = render_turn(Turn(
+    id="x1", user_id="example", role="user", speaker="Ana",
+    content="I sold my bike for $300 and I have $1,200 left.",
+    created_at=datetime(2024, 2, 5, 10, 0, tzinfo=UTC)))
 _EXAMPLE_ANSWER = json.dumps({"facts": [
     {"text": "Ana sold her bike for $300.", "subject": "Ana", "evidence": ["x1"]},
     {"text": "Ana has $1,200 left.", "subject": "Ana", "evidence": ["x1"]}]})

@@ -154,23 +154,19 @@ class Verifier:
                 g.model_copy(update={"rationale": f"unverified ({exc}): {g.rationale}"})
                 for g in decision.duplicates])
         every = pairs + [pair for group in group_pairs for pair in group]
-        if not every:
-            return VerifiedDecision(adopted=(adopted := self._adopt(facts, [], [])),
-                                    contradictions=adopted)
-        subset = sorted({k for pair in every for k in pair})
-        local = {k: n for n, k in enumerate(subset)}
-        pool = [facts[k] for k in subset]
-        vectors = embedder.embed_sync([f.content for f in pool])
-        reading = read_pool(pool, attributes)
-        rows = pair_matrix(pool, vectors, [(local[i], local[j]) for i, j in every],
-                           attributes=attributes, lexicon=lexicon, reading=reading)
+        # the pool is read once: the proposals' pairs and the adopted contradictions share it
+        vectors = embedder.embed_sync([f.content for f in facts])
+        reading = read_pool(facts, attributes)
+        rows = pair_matrix(facts, vectors, every, attributes=attributes, lexicon=lexicon,
+                           reading=reading)
         probs = default_model().probabilities(rows)
         judged = {pair: (p, row) for pair, p, row in zip(every, probs, rows, strict=True)}
+        claims, found = reading[0], reading[1]
         kept, vetoed = [], []
         for proposal, (i, j) in zip(decision.contradictions, pairs, strict=True):
             p, row = judged[(i, j)]
-            claim_i, claim_j = reading[0][local[i]], reading[0][local[j]]
-            attribute = reading[1][local[i]]
+            claim_i, claim_j = claims[i], claims[j]
+            attribute = found[i]
             if claim_i.subject != claim_j.subject or not is_candidate(row):
                 why = (f"about {claim_i.subject!r} and {claim_j.subject!r}"
                        if claim_i.subject != claim_j.subject else "not the same attribute")
@@ -178,7 +174,7 @@ class Verifier:
                     "rationale": f"vetoed: {why}; proposed: {proposal.rationale}"}))
                 log.info("LLM contradiction %s / %s vetoed: %s", facts[i].id, facts[j].id, why)
                 continue
-            named = (attribute is not None and attribute == reading[1][local[j]]
+            named = (attribute is not None and attribute == found[j]
                      and _names(proposal.rationale, attribute))
             refuted = p[0] + p[2] >= self.confident  # P(not a contradiction)
             if not refuted or (named and p[0] < self.confident):
@@ -197,8 +193,7 @@ class Verifier:
         for group, members in zip(decision.duplicates, group_pairs, strict=True):
             why = None
             for i, j in members:
-                why = self._refutes_merge(reading[0][local[i]], reading[0][local[j]],
-                                          judged[(i, j)][0])
+                why = self._refutes_merge(claims[i], claims[j], judged[(i, j)][0])
                 if why is not None:
                     break
             if why is None:
@@ -207,23 +202,25 @@ class Verifier:
             vetoed_groups.append(group.model_copy(
                 update={"rationale": f"vetoed: {why}; proposed: {group.rationale}"}))
             log.info("LLM duplicate group %s vetoed: %s", group.fact_ids, why)
-        adopted = self._adopt(facts, kept, groups)
+        adopted = self._adopt(facts, vectors, reading, kept, groups)
         return VerifiedDecision(duplicates=groups, contradictions=kept + adopted, vetoed=vetoed,
                                 vetoed_duplicates=vetoed_groups, adopted=adopted)
 
-    def _adopt(self, facts: Sequence[Fact], kept: Sequence[Contradiction],
+    def _adopt(self, facts: Sequence[Fact], vectors: np.ndarray, reading: tuple,
+               kept: Sequence[Contradiction],
                groups: Sequence[DuplicateGroup]) -> list[Contradiction]:
         """The offline decision's contradictions over the whole pool at probability >=
         ``adopt`` that are not among ``kept`` (either order) and whose two facts no kept
-        group merges."""
+        group merges. ``vectors`` ``(len(facts), dim)`` and ``reading``
+        (:func:`.extractive.reconcile.read_pool`) are the pool's, already computed."""
         if self.adopt is None or len(facts) < 2:
             return []
         from .extractive.reconcile import default_model, reconcile_facts
 
-        embedder, attributes, lexicon = self._load()
-        offline = reconcile_facts(facts, embedder.embed_sync([f.content for f in facts]),
-                                  attributes=attributes, lexicon=lexicon,
-                                  model=default_model().with_thresholds(contradiction=self.adopt))
+        _, attributes, lexicon = self._load()
+        offline = reconcile_facts(facts, vectors, attributes=attributes, lexicon=lexicon,
+                                  model=default_model().with_thresholds(contradiction=self.adopt),
+                                  reading=reading)
         have = {frozenset((c.first_id, c.second_id)) for c in kept}
         merged = [set(g.fact_ids) for g in groups]
         adopted = []

@@ -307,6 +307,7 @@ def reconcile_facts(
     attributes: AttributeIndex | None = None,
     lexicon: Lexicon | None = None,
     model: PairModel | None = None,
+    reading: tuple | None = None,
 ) -> ReconcileDecision:
     """Find duplicate groups and contradicting pairs in ``facts``.
 
@@ -317,6 +318,7 @@ def reconcile_facts(
             ``None`` leaves every cosine at 0 (few pairs then pass a threshold).
         lexicon: WordNet relations (:mod:`.lexical`), or ``None``.
         model: the decision; the shipped one (:func:`default_model`) by default.
+        reading: :func:`read_pool` of ``facts`` when already computed.
 
     Returns:
         The decision; ids are the facts' ids; rationales carry the class probability.
@@ -328,7 +330,7 @@ def reconcile_facts(
     if vectors is not None and len(vectors) != n:
         raise ValueError(f"got {len(vectors)} vectors for {n} facts")
     model = model or default_model()
-    reading = read_pool(facts, attributes)
+    reading = reading or read_pool(facts, attributes)
     claims, found = reading[0], reading[1]
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)
              if claims[i].subject == claims[j].subject]
