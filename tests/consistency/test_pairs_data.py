@@ -122,6 +122,26 @@ def test_each_new_person_is_new_and_has_several_pairs(rows, locomo_path) -> None
     assert not set(new) & words, sorted(set(new) & words)
 
 
+TRAINING_ONLY = ("reconcile_pairs_rules.jsonl", "reconcile_pairs_attributes.jsonl",
+                 "reconcile_pairs_events.jsonl", "reconcile_pairs_polarity.jsonl")
+
+
+def test_training_only_pairs_are_about_training_and_tuning_people_only(rows) -> None:
+    """The pairs written only to train the decision never reach a held-out or check person,
+    and no id is used twice over every file."""
+    scored = {p.person for p in reconcile_pairs.written_pairs()
+              if p.split in ("heldout", "check")}
+    ids = [row["id"] for name in FILES for row in rows[name]]
+    for name in TRAINING_ONLY:
+        pairs = reconcile_pairs.load_pairs(DATA / name)
+        assert pairs and all(p.written for p in pairs), name
+        assert {p.split for p in pairs} <= {"train", "tune"}, name
+        assert not {p.person for p in pairs} & scored, name
+        assert {p.label for p in pairs} == LABELS, name
+        ids += [p.id for p in pairs]
+    assert len(ids) == len(set(ids))
+
+
 def test_bad_input_is_a_typed_error(tmp_path) -> None:
     with pytest.raises(InvalidInputError, match="split must be"):
         reconcile_pairs.written_pairs(split="test")

@@ -20,12 +20,18 @@ _ANCHOR = date(2000, 1, 1)
 
 _SUBJECT = re.compile(r"^(?:(?i:the user)\b|[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
 _PARTICLE = re.compile(r"^(?:up|off|out|down|away|from|back)(?:\s+(?:with|of|on))?\s+")
-_TAIL = re.compile(r"\s+(?:and|to|for|in order to|because)\s+.*$", re.IGNORECASE)
+_TAIL = re.compile(r"\s+(?:(?i:and|for|in order to|because)|(?i:to)(?!\s+(?:(?i:the|an?|his|her|"
+                   r"their|my|our|its)\b|[A-Z\d])))\s+.*$")
+"""What follows the object of an ending verb and is no part of what ended: a second clause or
+a purpose ("quit his job to travel"), not a destination ("his trip to Sydney")."""
 _CLAUSE = re.compile(r"\s*(?:,\s*|\s)(?:because|although|though|while|so that)\b.*$|:.*$",
                      re.IGNORECASE)
 _PAST_STATE = re.compile(r"^(?:was|were)\s+(?!born\b)|^had\s+(?:an?|the|his|her|their|\d+)\b|"
                          r"^\w+ed\b", re.IGNORECASE)
 _PROGRESSIVE = re.compile(r"^(?:is|are)\s+(\w+ing)\b", re.IGNORECASE)
+_NOW = re.compile(r"\s*(?<!until )(?<!by )(?<!and )\bnow\b(?!\s+that\b)", re.IGNORECASE)
+"""The adverb "now" inside a predicate ("is now the manager", "takes an hour now"): the state
+it marks began lately, as "moved" or "started" say."""
 _CHANGE_STEMS = frozenset(lx.stem(w) for w in lx.BEGINNING | lx.ENDING) - {"now"}
 
 
@@ -195,10 +201,15 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     ends = head in lx.ENDING or (head in lx.ENDING_WITH_PARTICLE and bool(_PARTICLE.match(tail)))
     if ends and _PARTICLE.sub("", tail).strip():  # "has retired" alone is the state
         change, positive = "end", False
-        rest = _TAIL.sub("", _PARTICLE.sub("", tail)).strip()
+        rest = _PARTICLE.sub("", tail)
+        if not lx.INTENTION_NOUN.search(rest.split(" to ", 1)[0]):  # "her plan to swim"
+            rest = _TAIL.sub("", rest)
+        rest = rest.strip()
     elif head in lx.BEGINNING:
         change = "begin"
         rest = tail if head == "now" else rest
+    elif _NOW.search(rest):
+        change, rest = "begin", _NOW.sub("", rest)
     rest = rest.strip(" ,")
     if not rest:
         return None

@@ -71,6 +71,10 @@ BACK_FROM = re.compile(r"^(?:is|are|was|were|came|comes|got|gets)\s+back(?:\s+(?
                        r"\s+\w+)?\s+(?:after|from)\s+", re.IGNORECASE)
 """Back from an absence ("is back at work after her leave"): read as "returned from", an
 ending."""
+INTENTION_NOUN = re.compile(r"\b(?:plans?|dreams?|goals?|bids?|attempts?|ambitions?|hopes?|"
+                            r"intentions?|ideas?|efforts?)$", re.IGNORECASE)
+"""Nouns of intention that govern an infinitive ("her plan to swim"): what ends is the plan and
+what it was for."""
 TOLERATE = re.compile(r"^(?:stand|bear|abide|stomach)\s+", re.IGNORECASE)
 IRREALIS = re.compile(
     r"^(?:(?:is|are)\s+)?(?:plans?|planning|wants?|hopes?|hoping|intends?|aims?|wish(?:es)?|"
