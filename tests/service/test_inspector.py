@@ -44,8 +44,10 @@ class Inspected:
         self.base = base
         self.key = key
         self.users = users
+        # a whole-pool reconcile of a LoCoMo speaker takes tens of seconds on a loaded 2-core
+        # machine: the timeout guards against a hang, not against a slow answer
         self.http = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"},
-                                 timeout=60.0)
+                                 timeout=300.0)
 
     def get(self, path: str, **params):
         response = self.http.get(path, params=params)
