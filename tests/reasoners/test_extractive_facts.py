@@ -262,6 +262,8 @@ PRIYA = Speaker("Priya", pronoun="she", household="husband")
         ("We have saved $28,000 so far", "Priya and her husband have saved $28,000 so far"),
         ("I looked at my pension statement", "Priya looked at her pension statement"),
         ("I sold it and my sister helped me", "Priya sold it and her sister helped her"),
+        # named already (a model's half-rewritten fact): the pronoun, not the name again
+        ("Priya says I want a garden", "Priya says she wants a garden"),
     ],
 )
 def test_grammatical_third_person_with_pronouns_and_household(sentence: str,
@@ -374,3 +376,15 @@ def test_a_copular_self_description_is_a_fact_about_the_speaker(text: str,
 
 def test_a_passing_state_is_not_a_self_description() -> None:
     assert texts(turn("I'm so tired."), turn("I'm so excited about it!", turn_id="t2")) == []
+
+
+def test_a_model_fact_that_names_the_speaker_goes_on_with_the_pronoun() -> None:
+    """A model's half-rewritten fact ("Priya thinks I need ...") reads "she needs", not
+    "Priya needs", once the speaker is named."""
+    from agent_memory.reasoners.base import FactDraft
+    from agent_memory.reasoners.openai_facts import third_person
+
+    said = turn("I think we need $60,000 for the deposit now.", speaker="Priya")
+    fact = third_person(FactDraft(text="Priya thinks I need $60,000 for the deposit.",
+                                  evidence=[said.id]), said, PRIYA)
+    assert fact.text == "Priya thinks she needs $60,000 for the deposit."

@@ -8,7 +8,9 @@ of the sentence is kept verbatim):
 - The first reference to the speaker names them (I/me -> "Priya", my/mine -> "Priya's"); later
   references use their pronouns when known (:class:`Speaker`, from the turn's
   ``metadata["pronouns"]``, e.g. "she/her"), else the name again for a subject or object and
-  singular "their"/"themself" for a possessive or reflexive.
+  singular "their"/"themself" for a possessive or reflexive. A sentence that names the
+  speaker already counts as the first reference ("Priya thinks I need" -> "Priya thinks she
+  needs", as a model half-rewrites a fact).
 - Verb agreement after a rewritten "I" ("I am" -> "is", "I love" -> "loves", "I was" stays),
   except in a compound subject ("my husband and I want" keeps "want"). With the sentence's
   part-of-speech tags (``tags``, from the parse) a present-tense verb (``VBP``/``VB``) takes
@@ -196,7 +198,9 @@ def to_third_person(sentence: str, speaker: Speaker | str,
     lower_name = name[0].lower() + name[1:] if name.startswith("The ") else name
     forms = PRONOUNS.get(speaker.pronoun or "")
     tokens = _TOKEN.findall(sentence)
-    mentioned = False  # the speaker was named already in this sentence
+    # the speaker was named already in this sentence ("Priya thinks I need" -> "she needs")
+    named = re.compile(rf"\b{re.escape(name)}\b")
+    mentioned = False
     subject_first = False  # the sentence opens with the speaker as subject
     group_named = False
     for i, token in enumerate(tokens):
@@ -207,6 +211,7 @@ def to_third_person(sentence: str, speaker: Speaker | str,
             continue
         at_start = all(not t or t.isspace() or not t[0].isalnum() for t in tokens[:i])
         person = name if at_start else lower_name
+        mentioned = mentioned or bool(named.search("".join(tokens[:i])))
 
         def cap(word: str, at_start: bool = at_start) -> str:
             return word[0].upper() + word[1:] if at_start else word
