@@ -1,5 +1,5 @@
 """Fact sentences read as claims (reasoners/extractive/claims.py): what an ending verb ended,
-and the onset that "now" marks."""
+the onset that "now" marks, coordinated subjects and closing contrasts."""
 
 from __future__ import annotations
 
@@ -44,3 +44,25 @@ def test_now_marks_the_onset_of_a_state(text, predicate) -> None:
 def test_now_of_another_clause_or_a_span_is_no_onset(text) -> None:
     claim = parse_claim(text, "Ines")
     assert claim is not None and claim.change == ""
+
+
+@pytest.mark.parametrize(("text", "predicate"), [
+    ("Ines and her husband want to buy a flat.", "want to buy a flat"),
+    ("Ines and her best friend opened a bakery.", "opened a bakery"),
+    # not a relation: the coordinated phrase stays in the predicate
+    ("Ines and her new bike are inseparable.", "and her new bike are inseparable"),
+])
+def test_a_relation_coordinated_with_the_subject_leaves_the_claim_to_the_subject(
+        text, predicate) -> None:
+    claim = parse_claim(text, "Ines")
+    assert claim is not None
+    assert (claim.subject, claim.predicate) == ("ines", predicate)
+
+
+def test_a_closing_contrast_denies_its_words() -> None:
+    claim = parse_claim("Ines drinks green tea, not coffee.", "Ines")
+    assert claim is not None
+    assert (claim.predicate, claim.positive) == ("drinks green tea", True)
+    assert claim.denied == frozenset({"coff"})  # stemmed, as the terms are
+    plain = parse_claim("Ines drinks green tea.", "Ines")
+    assert plain is not None and plain.denied == frozenset()

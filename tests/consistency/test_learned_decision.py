@@ -94,6 +94,9 @@ def test_facts_about_different_things_are_never_contradictions(local_embedder, a
     facts = [_fact("nervous", "Priya gets nervous when markets drop.", march, "Priya"),
              _fact("retire", "Priya would like to retire by 60.", march, "Priya"),
              _fact("budget", "Priya's budget for the house is $350,000.", march, "Priya"),
+             _fact("home", "Priya and her husband want to buy their first home in about three "
+                   "years.", march, "Priya"),
+             _fact("saved", "Priya and her husband have saved $28,000 so far.", march, "Priya"),
              _fact("moved", "Priya moved to Portland in May.", june, "Priya"),
              _fact("email", "Priya prefers a short email summary after each meeting.", june,
                    "Priya"),

@@ -34,6 +34,16 @@ def test_a_run_on_clause_is_split_from_the_reaction_after_it():
         ("self", "When I was a kid I loved painting")]
 
 
+def test_a_consequence_opened_by_so_is_a_claim_of_its_own():
+    assert _clauses("We moved to Portland in May, so the house search starts over.") == [
+        ("group", "We moved to Portland in May"), ("other", "the house search starts over")]
+    assert _clauses("I work nights so that I can be home with the kids.") == [
+        ("self", "I work nights"), ("self", "I can be home with the kids")]
+    # "so" as a degree word stays inside its clause
+    assert _clauses("I was so tired that I slept all day.") == [
+        ("self", "I was so tired that I slept all day")]
+
+
 def test_subject_kinds_interjections_and_vocatives():
     assert _clauses("Yeah, Mel, we adopted a puppy!", frozenset({"mel"})) == [
         ("group", "we adopted a puppy")]

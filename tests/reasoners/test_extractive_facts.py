@@ -257,7 +257,8 @@ PRIYA = Speaker("Priya", pronoun="she", household="husband")
     ("sentence", "expected"),
     [
         ("My husband and I want to buy our first home",
-         "Priya's husband and she want to buy their first home"),
+         "Priya and her husband want to buy their first home"),
+        ("My best friend and I've opened a shop", "Priya and her best friend have opened a shop"),
         ("I'm 34 and I work as a nurse", "Priya is 34 and works as a nurse"),
         ("We have saved $28,000 so far", "Priya and her husband have saved $28,000 so far"),
         ("I looked at my pension statement", "Priya looked at her pension statement"),
@@ -271,9 +272,9 @@ def test_grammatical_third_person_with_pronouns_and_household(sentence: str,
     assert to_third_person(sentence, PRIYA) == expected
 
 
-def test_compound_subject_without_known_pronouns_repeats_the_name() -> None:
+def test_compound_subject_without_known_pronouns_takes_singular_their() -> None:
     assert to_third_person("My husband and I want to buy our first home", "Priya") == (
-        "Priya's husband and Priya want to buy their first home")
+        "Priya and their husband want to buy their first home")
 
 
 def test_assistant_lines_and_questions_give_no_facts() -> None:

@@ -114,7 +114,7 @@ def test_demo_summaries_compress_and_profile_has_no_advisor_sentence(tmp_path) -
     ratios, profile = asyncio.run(run())
     assert min(ratios) >= 5
     assert "Advisor" not in profile and "you" not in profile.lower().split()
-    assert "Priya's husband and she want to buy their first home" in profile
+    assert "Priya and her husband want to buy their first home" in profile
 
 
 def test_summary_respects_small_budgets() -> None:

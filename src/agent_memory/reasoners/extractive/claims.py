@@ -32,6 +32,9 @@ _PROGRESSIVE = re.compile(r"^(?:is|are)\s+(\w+ing)\b", re.IGNORECASE)
 _NOW = re.compile(r"\s*(?<!until )(?<!by )(?<!and )\bnow\b(?!\s+that\b)", re.IGNORECASE)
 """The adverb "now" inside a predicate ("is now the manager", "takes an hour now"): the state
 it marks began lately, as "moved" or "started" say."""
+_CONTRAST = re.compile(r",\s*(?:(?:and|but)\s+)?not\s+((?:[\w'-]+\s*){1,3})$", re.IGNORECASE)
+"""A contrastive denial closing a predicate ("are fraternal twins, not identical"): the
+claim holds without it and denies its words."""
 _CHANGE_STEMS = frozenset(lx.stem(w) for w in lx.BEGINNING | lx.ENDING) - {"now"}
 
 
@@ -56,6 +59,8 @@ class Claim:
             "has saved"), not a state.
         context: stems of the content words within :data:`WINDOW` words of a number: what
             the number counts ("saved" / "far" for "has saved $28,000 so far").
+        denied: stems of the words a closing contrast denies ("identical" for "are fraternal
+            twins, not identical").
     """
 
     subject: str
@@ -72,6 +77,7 @@ class Claim:
     qualifiers: frozenset[str] = frozenset()
     done: bool = False
     context: frozenset[str] = frozenset()
+    denied: frozenset[str] = frozenset()
 
 
 WINDOW = 3
@@ -116,9 +122,13 @@ def content_words(predicate: str, stemmed: bool = True) -> list[str]:
     return [lx.stem(w) for w in words] if stemmed else words
 
 
+_TOGETHER = re.compile(r"^\s*and\s+(?:her|his|their)\s+([\w-]+)(?:\s+([\w-]+))?")
+
+
 def split_subject(text: str, hint: str | None) -> tuple[str, str] | None:
     """``(subject, predicate)``, following possessives of relations ("Ana's sister"); a
-    subject named elsewhere in the sentence is masked ("Dance is Gina's way to relax")."""
+    relation coordinated with the subject is left out ("Ana and her husband moved": Ana
+    moved); a subject named elsewhere in the sentence is masked ("Dance is Gina's way to relax")."""
     if hint and text.lower().startswith(hint.lower()):
         subject, rest = text[: len(hint)], text[len(hint):]
     elif hint and re.search(rf"\b{re.escape(hint)}\b", text, re.IGNORECASE):
@@ -136,6 +146,12 @@ def split_subject(text: str, hint: str | None) -> tuple[str, str] | None:
         if poss.group(1).lower().removesuffix("-in-law") not in lx.RELATIONS:
             break
         subject, rest = f"{subject}'s {poss.group(1)}", poss.group(2)
+    if together := _TOGETHER.match(rest):  # "Priya and her husband want": Priya's claim
+        first, second = together.group(1), together.group(2)
+        relation = (first if first.lower() in lx.RELATIONS else
+                    f"{first} {second}" if second and second.lower() in lx.RELATIONS else None)
+        if relation:
+            rest = rest[together.start(1) + len(relation):]
     rest = rest.strip()
     if rest.startswith(("'s ", "s' ")):
         rest = rest[3:]  # "Ana's favorite color is green": the attribute is the predicate
@@ -167,6 +183,10 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         return None
     subject, rest = split
     rest = _CLAUSE.sub("", rest).strip(" ,") or rest
+    denied: frozenset[str] = frozenset()
+    if contrast := _CONTRAST.search(rest):
+        denied = frozenset(content_words(contrast.group(1)))
+        rest = rest[:contrast.start()].strip()
     rest = re.sub(r"^(?:(?:currently|still|also|recently|just|really|already|finally)\s+)+",
                   "", rest, flags=re.IGNORECASE)
     for pattern in (lx.NEGATION, lx.NEG_INSIDE):
@@ -222,4 +242,5 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
                  frozenset(content_words(rest)), " ".join(whens), irrealis,
                  bool(_PAST_STATE.match(rest)) and not change,
                  lx.stem(plain[0]) if plain else "", tuple(plain),
-                 frozenset(lowered & lx.QUALIFIERS | (lowered & lx.PRIVATIVE)), done, context)
+                 frozenset(lowered & lx.QUALIFIERS | (lowered & lx.PRIVATIVE)), done, context,
+                 denied)

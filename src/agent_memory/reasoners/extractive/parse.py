@@ -4,9 +4,11 @@ A sentence is parsed with spaCy's small English pipeline (``en_core_web_sm``, MI
 et al., spaCy 3), loaded once per process on first use and shared by every thread behind a
 lock. Each verb that heads a sentence, and each verb coordinated with it (``conj``), heads one
 clause: "I live in Boston and work as a pharmacist" gives "I live in Boston" and "I work as a
-pharmacist" (the coordinated verb shares the first subject). A clause keeps its verb's whole
-subtree except the coordinated clauses, the conjunction, interjections, vocatives and
-discourse words ("Yeah, Mel, so I ..."). Its :attr:`Clause.kind` says whose claim it is:
+pharmacist" (the coordinated verb shares the first subject); a consequence opened by "so" with
+its own subject is a clause of its own ("we moved in May, so the search starts over"). A
+clause keeps its verb's whole subtree except the coordinated clauses, the conjunction,
+interjections, vocatives and discourse words ("Yeah, Mel, so I ..."). Its :attr:`Clause.kind`
+says whose claim it is:
 
 - ``self``: the subject is "I" (or "me" as in "Me and my wife ...");
 - ``group``: the subject is "we";
@@ -116,8 +118,17 @@ def _verbs(root: Any) -> list[Any]:
                     and verb.pos_ in ("VERB", "AUX")
                     or c.dep_ in ("ccomp", "advcl") and c.i < verb.i
                     and any(g.dep_ in _SUBJECTS for g in c.children)
-                    and not any(g.dep_ == "mark" or g.tag_ == "WRB" for g in c.children))
+                    and not any(g.dep_ == "mark" or g.tag_ == "WRB" for g in c.children)
+                    or _consequence(c, verb))
     return sorted(found, key=lambda t: t.i)
+
+
+def _consequence(clause: Any, verb: Any) -> bool:
+    """``clause`` follows ``verb`` as a consequence or purpose with its own subject, opened
+    by "so" ("we moved in May, so the search starts over"): a claim of its own."""
+    first = next(iter(clause.subtree))
+    return (clause.dep_ == "advcl" and clause.i > verb.i and first.lower_ == "so"
+            and any(g.dep_ in _SUBJECTS for g in clause.children))
 
 
 def _contracted(verb: Any) -> bool:
@@ -148,7 +159,9 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
         if (child.i in heads or child.dep_ in _DROP
                 or child.dep_ == "npadvmod" and child.lower_ in names):
             skip.update(t.i for t in child.subtree)
-        elif (child.i < verb.i and child.dep_ == "advmod" and child.lower_ in _DISCOURSE
+        elif (child.i < verb.i and (child.dep_ == "advmod" and child.lower_ in _DISCOURSE
+                                    or child.dep_ == "mark" and child.lower_ in ("so", "that")
+                                    and verb.dep_ == "advcl")
               and (subject is None or child.i < subject.i)):
             skip.add(child.i)
     tokens = [t for t in verb.subtree

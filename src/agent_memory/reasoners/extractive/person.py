@@ -2,7 +2,7 @@
 
 :func:`to_third_person` rewrites what a speaker said about themself so that it stands alone:
 "My husband and I want to buy our first home" said by Priya (pronouns "she") becomes
-"Priya's husband and she want to buy their first home". The rules, token by token (the rest
+"Priya and her husband want to buy their first home". The rules, token by token (the rest
 of the sentence is kept verbatim):
 
 - The first reference to the speaker names them (I/me -> "Priya", my/mine -> "Priya's"); later
@@ -12,7 +12,9 @@ of the sentence is kept verbatim):
   speaker already counts as the first reference ("Priya thinks I need" -> "Priya thinks she
   needs", as a model half-rewrites a fact).
 - Verb agreement after a rewritten "I" ("I am" -> "is", "I love" -> "loves", "I was" stays),
-  except in a compound subject ("my husband and I want" keeps "want"). With the sentence's
+  except in a compound subject ("my husband and I want" keeps "want").
+- "my <noun phrase> and I" becomes "<name> and <possessive> <noun phrase>" ("Priya and her
+  husband"; "their" when the pronouns are unknown), and later we/us/our refer to that group. With the sentence's
   part-of-speech tags (``tags``, from the parse) a present-tense verb (``VBP``/``VB``) takes
   its -s form and any other tag stays, so "we need" becomes "Priya needs" although "need"
   ends like a past form; without tags a word list and the -ed ending decide.
@@ -133,6 +135,30 @@ def _next_word(tokens: list[str], index: int, step: int = 1) -> int | None:
     return j if 0 <= j < len(tokens) and tokens[j][0].isalpha() else None
 
 
+def _self_after(tokens: list[str], index: int) -> int | None:
+    """Index of the "I" closing "my <one to three words> and I" from ``index`` (the "my"),
+    else ``None``."""
+    j, seen = _next_word(tokens, index), 0
+    while j is not None and seen < 4:
+        low = tokens[j].lower()
+        if low == "and":
+            k = _next_word(tokens, j)
+            found = k is not None and tokens[k].lower() in ("i", "i've", "i'd", "i'll")
+            return k if found and seen else None
+        if low in SELF_WORDS or low in YOU_WORDS:
+            return None
+        j, seen = _next_word(tokens, j), seen + 1
+    return None
+
+
+def _phrase_end(tokens: list[str], index: int) -> int:
+    """Index just past the words that follow ``index`` up to the next "and"."""
+    j = _next_word(tokens, index)
+    while j is not None and tokens[j].lower() != "and":
+        end, j = j + 1, _next_word(tokens, j)
+    return end
+
+
 def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = None) -> None:
     """Put the verb after a rewritten "I" (now a third-person singular) in agreement.
 
@@ -248,6 +274,16 @@ def to_third_person(sentence: str, speaker: Speaker | str,
             mentioned = True
             if low == "i" and not compound:
                 _agree(tokens, i, tags)
+            continue
+        pair = _self_after(tokens, i) if low == "my" and not mentioned else None
+        if pair is not None:  # "my husband and I want" -> "Priya and her husband want"
+            tokens[i] = f"{person} and {forms[2] if forms else 'their'}"
+            tail = {"i've": " have", "i'd": " would", "i'll": " will"}.get(tokens[pair].lower(), "")
+            for k in range(_phrase_end(tokens, i), pair + 1):
+                tokens[k] = ""
+            tokens[pair] = tail
+            group_named = mentioned = True
+            subject_first = subject_first or at_start
             continue
         if low in ("me", "my", "mine"):  # named first, then a pronoun (or "their")
             k = ("me", "my", "mine").index(low)

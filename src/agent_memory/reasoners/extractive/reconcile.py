@@ -44,11 +44,12 @@ FEATURES = (
     "intention_overlap", "privative_differs", "attribute_value_disjoint", "denial_entailed",
     "opposite_overlap", "event_then_state", "state_then_event", "numbers_same_context",
     "numbers_other_context", "aligned_min", "aligned_mean", "gloss_cover", "gloss_denial",
-    "wordnet_sibling", "differing_cos", "wordnet_cover", "events_only")
+    "wordnet_sibling", "differing_cos", "wordnet_cover", "events_only", "contrast_denies")
 """Names of the features, in the order of the model's weights."""
 
 DISAGREEMENTS = ("polarity_differs", "change_differs", "irrealis_differs", "numbers_differ",
-                 "names_differ", "when_differs", "privative_differs", "wordnet_opposite")
+                 "names_differ", "when_differs", "privative_differs", "wordnet_opposite",
+                 "contrast_denies")
 """Features of two facts that cannot be one claim: merging them would lose one of them."""
 _VETO = [FEATURES.index(name) for name in DISAGREEMENTS]
 _POLARITY, _GLOSS_DENIAL = FEATURES.index("polarity_differs"), FEATURES.index("gloss_denial")
@@ -261,6 +262,7 @@ def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         float(siblings), differing_cosine(a.words, b.words, words or {}),
         lexical_cover(a.words, b.words, lexicon),
         float(a.done and b.done and not a.change and not b.change),
+        float(bool(a.denied & b.terms) or bool(b.denied & a.terms)),
     ]
 
 
