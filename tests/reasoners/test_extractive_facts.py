@@ -363,6 +363,9 @@ def test_colloquial_openers_and_contractions_read_as_standard_english() -> None:
         "Gina is glad their journey is inspiring others to start their own business."]
     assert to_third_person("I gotta focus on my studio.", Speaker("Gina", "she"),
                            {"gotta": "VBP"}) == "Gina has to focus on her studio."
+    assert texts(turn("I'm gonna open a second studio in Denver next year.",
+                      speaker="Gina")) == [
+        "Gina is going to open a second studio in Denver in 2024."]
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -216,13 +216,17 @@ def finish_sentence(text: str) -> str:
     return f"{text}." if text else text
 
 
+_GONNA = re.compile(r"\b(is|are|was|were) gonna\b", re.IGNORECASE)
+"""The spoken "gonna" after a form of "be": written out ("Jon is going to keep going")."""
+
+
 def _rewrite(clause: Clause, speaker: Speaker) -> str:
     """The clause in the third person, the speaker named, as one sentence."""
     text = clause.text
     if clause.kind == "none":
         given = _add_subject(text)
         text = given if given != text else f"I {text[0].lower()}{text[1:]}"
-    text = to_third_person(text, speaker, clause.tags)
+    text = _GONNA.sub(r"\1 going to", to_third_person(text, speaker, clause.tags))
     return finish_sentence(text[:1].upper() + text[1:])
 
 
