@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from agent_memory import AsyncMemory, Settings
 from agent_memory.grounding import Claim, Grounder, GroundingTally
-from agent_memory.grounding.check import ASSISTANT_SUBJECT, OTHER_SPEAKER
+from agent_memory.grounding.check import ASSISTANT_SUBJECT, CONVERSATION, OTHER_SPEAKER
 from agent_memory.grounding.support import SpeakerRoster
 from agent_memory.models import Fact, RecordKind, Turn
 from agent_memory.reasoners import OpenAIReasoner, ScriptedChatModel
@@ -59,6 +59,24 @@ async def test_the_advisors_suggestion_is_not_the_users_fact(local_embedder):
         OTHER_SPEAKER, OTHER_SPEAKER, OTHER_SPEAKER, ASSISTANT_SUBJECT, None]
     assert "said by Advisor" in verdicts[0].detail
     assert not any(v.repaired for v in verdicts)
+
+
+async def test_a_fact_reporting_the_conversation_is_refused_a_summary_may_report_it(
+        local_embedder):
+    verdicts = await _grounder(local_embedder).check([
+        Claim("Priya discussed the house search with her advisor.", ["r:0"], subject="Priya"),
+        Claim("Priya talked to the advisor about the deposit target.", ["r:2"],
+              subject="Priya"),
+        Claim("Priya discussed the house search with her advisor.", ["r:0"],
+              "summary sentence"),
+        Claim("Priya moved to Portland in May.", ["r:0"], subject="Priya"),
+        # a verb of speaking alone, no assistant named: a fact of her life
+        Claim("Priya told her sister Meera about Seattle.", ["r:8"], subject="Priya"),
+    ], BY_ID)
+    assert [v.reason for v in verdicts[:2]] == [CONVERSATION, CONVERSATION]
+    assert "Advisor" in verdicts[0].detail
+    assert verdicts[2].reason != CONVERSATION and verdicts[3].accepted
+    assert verdicts[4].reason != CONVERSATION
 
 
 async def test_a_citation_of_the_neighbouring_turn_is_repaired_when_the_words_are_there(

@@ -28,7 +28,10 @@ sentences -- each citing the turns it came from. :class:`Grounder` accepts a cla
    sense" hers; the other speaker's questions are context, not borrowing); and a claim
    about an assistant-side speaker (a speaker
    with only assistant turns, in a thread with user turns) is not memory of the user
-   (``about the assistant``).
+   (``about the assistant``); a fact that reports the conversation itself, a verb of
+   speaking with an assistant-side speaker named ("Priya discussed the house search with her
+   advisor"), is no memory of her life either (``report of the conversation``; summaries
+   may report the conversation).
 
 A claim refused by rules 3-5 whose words are in a *neighbouring* turn of its subject (or, with
 no subject, of the speaker it cites) -- at most :data:`NEIGHBOUR_TURNS` positions from a cited
@@ -77,6 +80,13 @@ UNSUPPORTED = "unsupported"
 NEGATION = "negation not in evidence"
 OTHER_SPEAKER = "another speaker's turn"
 ASSISTANT_SUBJECT = "about the assistant"
+CONVERSATION = "report of the conversation"
+
+_SPEAKING = re.compile(
+    r"\b(?:discuss(?:es|ed)?|talk(?:s|ed)?|ask(?:s|ed)?|tell(?:s)?|told|mention(?:s|ed)?|"
+    r"say(?:s)?|said|explain(?:s|ed)?|chat(?:s|ted)?|spoke|speak(?:s)?|consult(?:s|ed)?|"
+    r"review(?:s|ed)?|went over|go(?:es)? over)\b", re.IGNORECASE)
+"""Verbs by which a fact reports the conversation itself rather than the speaker's life."""
 
 NEIGHBOUR_TURNS = 2
 """How far (in turn positions of the same thread) a repaired citation may move."""
@@ -204,6 +214,8 @@ class Grounder:
         about = roster.about(claim.subject, claim.text)
         if about.assistant:
             return Verdict(False, ASSISTANT_SUBJECT, ", ".join(sorted(about.names)))
+        if claim.kind == "fact" and (talk := _conversation(claim.text, roster)):
+            return Verdict(False, CONVERSATION, talk)
         verdict = self._support(claim, clean, cosine, roster)
         if verdict.accepted and about.names and not any(_said_by(t, about.names, roster)
                                                         for t in clean):
@@ -323,6 +335,18 @@ def _neighbours(claim: Claim, clean: list[Turn], turns: Mapping[str, Turn],
                      for thread, seq in spots)
              and injection_reason(t.content) is None]
     return sorted(found, key=lambda t: (t.thread_id, t.seq))
+
+
+def _conversation(text: str, roster: SpeakerRoster) -> str:
+    """What makes a fact a report of the conversation ("discussed the house search with her
+    advisor": a verb of speaking and an assistant-side speaker named), else ``""``."""
+    speaking = _SPEAKING.search(text)
+    if not speaking:
+        return ""
+    for name in sorted(roster.assistants):
+        if re.search(rf"\b{re.escape(name.split()[0])}\b", text, re.IGNORECASE):
+            return f"{speaking.group(0)} ... {name}"
+    return ""
 
 
 def _said_by(turn: Turn, names: frozenset[str], roster: SpeakerRoster) -> bool:
