@@ -71,12 +71,15 @@ async def test_a_fact_reporting_the_conversation_is_refused_a_summary_may_report
               "summary sentence"),
         Claim("Priya moved to Portland in May.", ["r:0"], subject="Priya"),
         # a verb of speaking alone, no assistant named: a fact of her life
-        Claim("Priya told her sister Meera about Seattle.", ["r:8"], subject="Priya"),
+        Claim("Priya talked to her sister Meera about Seattle.", ["r:8"], subject="Priya"),
+        # a verb that carries content: what she told is her fact
+        Claim("Priya told her advisor that she moved to Portland in May.", ["r:0"],
+              subject="Priya"),
     ], BY_ID)
     assert [v.reason for v in verdicts[:2]] == [CONVERSATION, CONVERSATION]
     assert "Advisor" in verdicts[0].detail
     assert verdicts[2].reason != CONVERSATION and verdicts[3].accepted
-    assert verdicts[4].reason != CONVERSATION
+    assert verdicts[4].reason != CONVERSATION and verdicts[5].reason != CONVERSATION
 
 
 async def test_a_citation_of_the_neighbouring_turn_is_repaired_when_the_words_are_there(

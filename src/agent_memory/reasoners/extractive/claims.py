@@ -123,6 +123,7 @@ def content_words(predicate: str, stemmed: bool = True) -> list[str]:
 
 
 _TOGETHER = re.compile(r"^\s*and\s+(?:her|his|their)\s+([\w-]+)(?:\s+([\w-]+))?")
+"""A relation coordinated with the subject ("and her husband", "and his best friend")."""
 
 
 def split_subject(text: str, hint: str | None) -> tuple[str, str] | None:

@@ -12,12 +12,12 @@ of the sentence is kept verbatim):
   speaker already counts as the first reference ("Priya thinks I need" -> "Priya thinks she
   needs", as a model half-rewrites a fact).
 - Verb agreement after a rewritten "I" ("I am" -> "is", "I love" -> "loves", "I was" stays),
-  except in a compound subject ("my husband and I want" keeps "want").
-- "my <noun phrase> and I" becomes "<name> and <possessive> <noun phrase>" ("Priya and her
-  husband"; "their" when the pronouns are unknown), and later we/us/our refer to that group. With the sentence's
+  except in a compound subject ("my husband and I want" keeps "want"). With the sentence's
   part-of-speech tags (``tags``, from the parse) a present-tense verb (``VBP``/``VB``) takes
   its -s form and any other tag stays, so "we need" becomes "Priya needs" although "need"
   ends like a past form; without tags a word list and the -ed ending decide.
+- "my <noun phrase> and I" becomes "<name> and <possessive> <noun phrase>" ("Priya and her
+  husband"; "their" when the pronouns are unknown), and later we/us/our refer to that group.
 - A clause coordinated with the sentence's own subject drops the repeated subject
   ("I'm 34 and I work as a nurse" -> "Priya is 34 and works as a nurse").
 - we/us: the speaker's household when known ("Priya and her husband", :class:`Speaker`), else
@@ -153,7 +153,7 @@ def _self_after(tokens: list[str], index: int) -> int | None:
 
 def _phrase_end(tokens: list[str], index: int) -> int:
     """Index just past the words that follow ``index`` up to the next "and"."""
-    j = _next_word(tokens, index)
+    end, j = index + 1, _next_word(tokens, index)
     while j is not None and tokens[j].lower() != "and":
         end, j = j + 1, _next_word(tokens, j)
     return end
