@@ -28,9 +28,9 @@ sentences -- each citing the turns it came from. :class:`Grounder` accepts a cla
    sense" hers; the other speaker's questions are context, not borrowing); and a claim
    about an assistant-side speaker (a speaker
    with only assistant turns, in a thread with user turns) is not memory of the user
-   (``about the assistant``); a fact that reports the conversation itself, a verb of
-   speaking with an assistant-side speaker named ("Priya discussed the house search with her
-   advisor"), is no memory of her life either (``report of the conversation``; summaries
+   (``about the assistant``); a fact that reports the conversation itself, a verb of what a
+   talk was about (:data:`_SPEAKING`) with an assistant-side speaker named ("Priya discussed
+   the house search with her advisor"), is no memory of her life either (``report of the conversation``; summaries
    may report the conversation).
 
 A claim refused by rules 3-5 whose words are in a *neighbouring* turn of its subject (or, with
@@ -339,7 +339,8 @@ def _neighbours(claim: Claim, clean: list[Turn], turns: Mapping[str, Turn],
 
 def _conversation(text: str, roster: SpeakerRoster) -> str:
     """What makes a fact a report of the conversation ("discussed the house search with her
-    advisor": a verb of speaking and an assistant-side speaker named), else ``""``."""
+    advisor": a verb of what a talk was about and an assistant-side speaker named), else
+    ``""``."""
     speaking = _SPEAKING.search(text)
     if not speaking:
         return ""
