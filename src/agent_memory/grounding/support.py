@@ -84,6 +84,10 @@ def word_stems(words: Iterable[str]) -> set[str]:
     return {stem(w) for w in words}
 
 
+_AGE_UNIT = re.compile(r"(?<=\d)[\s-]+(?:years?|yrs?)[\s-]+old\b", re.IGNORECASE)
+"""The unit of an age after its number ("34 years old", "34-year-old")."""
+
+
 def lexical_support(claim: str, evidence: str, names: Iterable[str] = ()) -> float:
     """Share (0-1) of the distinct content words of ``claim`` present in ``evidence``.
 
@@ -94,12 +98,14 @@ def lexical_support(claim: str, evidence: str, names: Iterable[str] = ()) -> flo
             nothing about its content; names are checked by :func:`unsupported_names`);
             ``user`` always is (insights say "the user"). Month and weekday names are left
             out too: dates are checked by :func:`unsupported_numbers` (a resolved "next
-            month" says "May 2025", which no turn says).
+            month" says "May 2025", which no turn says), and so is "years old" after an age
+            ("is 34 years old" for "I'm 34": the number is checked).
 
     Returns:
         1.0 for a claim without content words other than names.
     """
     excluded = word_stems(w for n in [*names, "user"] for w in content_words(n))
+    claim = _AGE_UNIT.sub(" ", claim)
     words = {w for w in content_words(claim) if stem(w) not in excluded and w not in _CALENDAR}
     if not words:
         return 1.0
