@@ -30,8 +30,8 @@ sentences -- each citing the turns it came from. :class:`Grounder` accepts a cla
    with only assistant turns, in a thread with user turns) is not memory of the user
    (``about the assistant``); a fact that reports the conversation itself, a verb of what a
    talk was about (:data:`_SPEAKING`) with an assistant-side speaker named ("Priya discussed
-   the house search with her advisor"), is no memory of her life either (``report of the conversation``; summaries
-   may report the conversation).
+   the house search with her advisor"), is no memory of her life either (``report of the
+   conversation``; summaries may report the conversation).
 
 A claim refused by rules 3-5 whose words are in a *neighbouring* turn of its subject (or, with
 no subject, of the speaker it cites) -- at most :data:`NEIGHBOUR_TURNS` positions from a cited

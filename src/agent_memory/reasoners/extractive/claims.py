@@ -129,7 +129,8 @@ _TOGETHER = re.compile(r"^\s*and\s+(?:her|his|their)\s+([\w-]+)(?:\s+([\w-]+))?"
 def split_subject(text: str, hint: str | None) -> tuple[str, str] | None:
     """``(subject, predicate)``, following possessives of relations ("Ana's sister"); a
     relation coordinated with the subject is left out ("Ana and her husband moved": Ana
-    moved); a subject named elsewhere in the sentence is masked ("Dance is Gina's way to relax")."""
+    moved); a subject named elsewhere in the sentence is masked ("Dance is Gina's way to
+    relax")."""
     if hint and text.lower().startswith(hint.lower()):
         subject, rest = text[: len(hint)], text[len(hint):]
     elif hint and re.search(rf"\b{re.escape(hint)}\b", text, re.IGNORECASE):
