@@ -12,10 +12,13 @@ import pytest
 from agent_memory.eval.reconcile_pairs import written_pairs
 from agent_memory.models import Fact
 from agent_memory.reasoners.extractive.reconcile import (
+    CANDIDATE_COSINE,
     FEATURES,
     MODEL_PATH,
     PairModel,
     default_model,
+    is_candidate,
+    pair_matrix,
     reconcile_facts,
 )
 
@@ -105,3 +108,36 @@ def test_facts_about_different_things_are_never_contradictions(local_embedder, a
                                attributes=attributes, lexicon=lexicon)
     pairs = {frozenset((c.first_id, c.second_id)) for c in decision.contradictions}
     assert pairs == {frozenset(("budget", "budget2"))}
+
+
+def test_a_shared_word_makes_a_candidate_below_the_cosine(local_embedder, attributes,
+                                                          lexicon) -> None:
+    """Predicates far apart by embedding but sharing a content word ("major") may contradict;
+    without a shared word, the same low cosine keeps the pair out."""
+    march, june = datetime(2024, 3, 1, tzinfo=UTC), datetime(2024, 9, 1, tzinfo=UTC)
+    facts = [_fact("a", "Caspian is majoring in economics.", march, "Caspian"),
+             _fact("b", "Caspian switched his major to computer science.", june, "Caspian"),
+             _fact("c", "Caspian plays the cello.", june, "Caspian")]
+    vectors = local_embedder.embed_sync([f.content for f in facts])
+    x = pair_matrix(facts, vectors, [(0, 1), (0, 2)], attributes=attributes, lexicon=lexicon)
+    predicate, jaccard = FEATURES.index("predicate_cos"), FEATURES.index("term_jaccard")
+    assert x[0, predicate] < CANDIDATE_COSINE < 1 and x[0, jaccard] > 0
+    assert is_candidate(x[0])
+    assert x[1, predicate] < CANDIDATE_COSINE and x[1, jaccard] == 0
+    assert not is_candidate(x[1])
+
+
+def test_the_graded_attribute_is_the_weaker_sides_prototype_cosine(local_embedder,
+                                                                    attributes) -> None:
+    when = datetime(2024, 1, 1, tzinfo=UTC)
+    texts = ["Hana works as an accountant.", "Hana is a lawyer.", "Hana likes jazz."]
+    facts = [_fact(str(k), t, when.replace(month=k + 1), "Hana") for k, t in enumerate(texts)]
+    x = pair_matrix(facts, local_embedder.embed_sync(texts), [(0, 1), (0, 2)],
+                    attributes=attributes, lexicon=None)
+    shared = x[:, FEATURES.index("attribute_shared")]
+    scores = attributes.scores(local_embedder.embed_sync(
+        ["works as an accountant", "is a lawyer", "likes jazz"]))
+    assert shared[0] == pytest.approx(float(np.minimum(scores[0], scores[1]).max()), abs=1e-5)
+    assert shared[0] > shared[1] > 0
+    assert pair_matrix(facts, None, [(0, 1)], attributes=None,
+                       lexicon=None)[0, FEATURES.index("attribute_shared")] == 0

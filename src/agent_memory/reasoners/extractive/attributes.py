@@ -70,6 +70,13 @@ class AttributeIndex:
                                 for _ in phrases])
         self._matrix = embed([p for phrases in PROTOTYPES.values() for p in phrases])
 
+    def scores(self, vectors: np.ndarray) -> np.ndarray:
+        """``(n, attributes)``: each predicate vector's best cosine to each attribute's
+        prototypes, for ``(n, dim)`` L2-normalised predicate embeddings."""
+        sims = vectors @ self._matrix.T
+        return np.stack([sims[:, self._owner == k].max(axis=1)
+                         for k in range(len(self._names))], axis=1)
+
     def assign(self, vectors: np.ndarray) -> list[str | None]:
         """The single-valued attribute of each predicate vector, or ``None``.
 
@@ -78,9 +85,7 @@ class AttributeIndex:
         """
         if not len(vectors):
             return []
-        sims = vectors @ self._matrix.T
-        best = np.stack([sims[:, self._owner == k].max(axis=1)
-                         for k in range(len(self._names))], axis=1)
+        best = self.scores(vectors)
         order = np.argsort(-best, axis=1, kind="stable")
         top, runner = np.take_along_axis(best, order[:, :2], axis=1).T
         ok = (top >= ATTRIBUTE_THRESHOLD) & (top - runner >= ATTRIBUTE_MARGIN)

@@ -44,7 +44,8 @@ FEATURES = (
     "intention_overlap", "privative_differs", "attribute_value_disjoint", "denial_entailed",
     "opposite_overlap", "event_then_state", "state_then_event", "numbers_same_context",
     "numbers_other_context", "aligned_min", "aligned_mean", "gloss_cover", "gloss_denial",
-    "wordnet_sibling", "differing_cos", "wordnet_cover", "events_only", "contrast_denies")
+    "wordnet_sibling", "differing_cos", "wordnet_cover", "events_only", "contrast_denies",
+    "attribute_shared")
 """Names of the features, in the order of the model's weights."""
 
 DISAGREEMENTS = ("polarity_differs", "change_differs", "irrealis_differs", "numbers_differ",
@@ -54,7 +55,7 @@ DISAGREEMENTS = ("polarity_differs", "change_differs", "irrealis_differs", "numb
 _VETO = [FEATURES.index(name) for name in DISAGREEMENTS]
 _POLARITY, _GLOSS_DENIAL = FEATURES.index("polarity_differs"), FEATURES.index("gloss_denial")
 _PREDICATE, _SAME_ATTRIBUTE = FEATURES.index("predicate_cos"), FEATURES.index("same_attribute")
-_EVENTS = FEATURES.index("events_only")
+_EVENTS, _JACCARD = FEATURES.index("events_only"), FEATURES.index("term_jaccard")
 _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 
 
@@ -132,8 +133,9 @@ contradiction candidate, unless both state the same single-valued attribute."""
 
 def is_candidate(x: np.ndarray) -> bool:
     """Whether a pair (its feature row ``x``) may be a contradiction at all: both facts state
-    the same single-valued attribute, or their predicates are close (cosine >=
-    :data:`CANDIDATE_COSINE`, chosen on the tuning split).
+    the same single-valued attribute, their predicates share a content word ("is majoring in
+    economics" / "switched his major to computer science"), or their predicates are close
+    (cosine >= :data:`CANDIDATE_COSINE`, chosen on the tuning split).
 
     Candidate selection before the decision, as systems that reconcile a new fact only
     against its nearest stored facts do: reconciliation compares every two facts of a person,
@@ -149,7 +151,7 @@ def is_candidate(x: np.ndarray) -> bool:
     """
     if x[_EVENTS] > 0:
         return False
-    return bool(x[_PREDICATE] >= CANDIDATE_COSINE or x[_SAME_ATTRIBUTE] > 0)
+    return bool(x[_PREDICATE] >= CANDIDATE_COSINE or x[_SAME_ATTRIBUTE] > 0 or x[_JACCARD] > 0)
 
 
 def decide_rows(probs: np.ndarray, x: np.ndarray | None, duplicate: float,
@@ -212,7 +214,8 @@ def differing_cosine(a: Sequence[str], b: Sequence[str],
 
 def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
                   cosines: tuple[float, float, float], lexicon: Lexicon | None,
-                  words: dict[str, np.ndarray] | None = None) -> list[float]:
+                  words: dict[str, np.ndarray] | None = None,
+                  shared: float = 0.0) -> list[float]:
     """The :data:`FEATURES` of claims ``a`` (older) and ``b`` (newer).
 
     Args:
@@ -222,6 +225,9 @@ def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         lexicon: WordNet relations, or ``None`` (those features are then 0).
         words: L2-normalised embeddings of the claims' words (:attr:`Claim.words`), or
             ``None`` (the alignment features are then 0).
+        shared: how strongly both predicates state one single-valued attribute: the largest
+            over attributes of the smaller of their two prototype cosines (0 unknown), a
+            graded ``same_attribute`` that no threshold cuts.
     """
     ta, tb = a.terms, b.terms
     union = ta | tb
@@ -262,13 +268,14 @@ def pair_features(a: Claim, b: Claim, attr_a: str | None, attr_b: str | None,
         float(siblings), differing_cosine(a.words, b.words, words or {}),
         lexical_cover(a.words, b.words, lexicon),
         float(a.done and b.done and not a.change and not b.change),
-        float(bool(a.denied & b.terms) or bool(b.denied & a.terms)),
+        float(bool(a.denied & b.terms) or bool(b.denied & a.terms)), shared,
     ]
 
 
 def read_pool(facts: Sequence[Fact], attributes: AttributeIndex | None) -> tuple:
-    """Claims, single-valued attributes, predicate and object embeddings of ``facts``, and
-    the embeddings of their words (``{word: vector}``)."""
+    """Claims, single-valued attributes, predicate and object embeddings of ``facts``, the
+    embeddings of their words (``{word: vector}``) and the predicates' attribute cosines
+    (:meth:`.AttributeIndex.scores`, ``None`` without an index)."""
     claims = [claim_of(f) for f in facts]
     predicates = [c.predicate for c in claims]
     objects = [c.predicate.split(" ", 1)[-1] for c in claims]
@@ -279,8 +286,10 @@ def read_pool(facts: Sequence[Fact], attributes: AttributeIndex | None) -> tuple
     pred_vectors = embedded[:n] if embedded is not None else None
     obj_vectors = embedded[n: 2 * n] if embedded is not None else None
     words = dict(zip(vocabulary, embedded[2 * n:], strict=True)) if embedded is not None else {}
+    scores = (attributes.scores(pred_vectors) if attributes and pred_vectors is not None
+              else None)
     return (claims, attributes_of(attributes, predicates, pred_vectors), pred_vectors,
-            obj_vectors, words)
+            obj_vectors, words, scores)
 
 
 def pair_matrix(facts: Sequence[Fact], vectors: np.ndarray | None,
@@ -290,15 +299,17 @@ def pair_matrix(facts: Sequence[Fact], vectors: np.ndarray | None,
     older first. ``vectors`` are the facts' L2-normalised embeddings ``(n, dim)`` or ``None``;
     predicates and objects are embedded with ``attributes``' embedder (cosines 0 without).
     ``reading`` is :func:`read_pool`'s result when already computed."""
-    claims, found, pred_vectors, obj_vectors, words = reading or read_pool(facts, attributes)
+    claims, found, pred_vectors, obj_vectors, words, scores = (reading
+                                                               or read_pool(facts, attributes))
     rows = []
     for i, j in pairs:
         if facts[j].created_at < facts[i].created_at:
             i, j = j, i
         cos = tuple(float(v[i] @ v[j]) if v is not None else 0.0
                     for v in (vectors, pred_vectors, obj_vectors))
+        shared = float(np.minimum(scores[i], scores[j]).max()) if scores is not None else 0.0
         rows.append(pair_features(claims[i], claims[j], found[i], found[j], cos, lexicon,
-                                  words))
+                                  words, shared))
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(FEATURES))
 
 
