@@ -141,11 +141,13 @@ class Statement:
 
 def newest_distinct(statements: Sequence[Statement]) -> list[Statement]:
     """``statements`` without the older of two near-duplicates (same field, content-term
-    Jaccard >= :data:`NEWER_WINS_THRESHOLD`), in their original order."""
+    Jaccard >= :data:`NEWER_WINS_THRESHOLD`; of two from the same time, the shorter: "Priya
+    updated her budget for the house" gives way to "Priya's budget for the house is now
+    $480,000"), in their original order."""
     from .reasoners.extractive.sentences import content_terms, jaccard  # (import cycle)
 
     kept: list[tuple[Statement, tuple[str, ...]]] = []
-    for s in sorted(statements, key=lambda s: -s.order):
+    for s in sorted(statements, key=lambda s: (-s.order, -len(s.text))):
         terms = tuple(content_terms(s.text))
         if terms and any(k.field == s.field and jaccard(terms, t) >= NEWER_WINS_THRESHOLD
                          for k, t in kept):

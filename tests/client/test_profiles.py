@@ -18,6 +18,7 @@ from agent_memory.profile_schema import (
     PersonProfile,
     SchemaField,
     Statement,
+    newest_distinct,
     render_profile,
     schema_fields,
 )
@@ -66,6 +67,21 @@ def test_render_is_breadth_first_within_budget() -> None:
                     "Hobbies: Ana plays sport number 0. Ana plays sport number 1.")
     assert count_tokens(text) <= 24
     assert [(f.name, f.facts) for f in shown] == [("pets", ["p"]), ("hobbies", ["h0", "h1"])]
+
+
+def test_of_two_near_duplicates_the_newer_then_the_fuller_stays() -> None:
+    def said(fid: str, text: str, order: float) -> Statement:
+        return Statement(field="finances", text=text, fact_id=fid, order=order, score=0.9)
+
+    vague = said("v", "Priya updated her budget for the house.", 2.0)
+    full = said("f", "Priya's budget for the house is now $480,000.", 2.0)
+    old = said("o", "Priya's budget for the house is $350,000.", 1.0)
+    other = said("s", "Priya has saved $28,000 so far.", 1.0)
+    for order in ([vague, full, old, other], [full, vague, other, old]):
+        kept = newest_distinct(order)
+        assert {s.fact_id for s in kept} == {"f", "s"}
+    # kept in their given order
+    assert [s.fact_id for s in newest_distinct([other, old, full])] == ["s", "f"]
 
 
 async def test_current_facts_only_and_conversation_time(memory) -> None:
