@@ -45,6 +45,11 @@ MON_8_MAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # LoCoMo conv-26 session 1
         ("I saw it last Friday", "I saw it on Friday 5 May 2023", date(2023, 5, 5)),
         ("I'll call next Friday", "I'll call on Friday 12 May 2023", date(2023, 5, 12)),
         ("It was last Monday", "It was on Monday 1 May 2023", date(2023, 5, 1)),
+        ("I went to a reading last Fri.", "I went to a reading on Friday 5 May 2023.",
+         date(2023, 5, 5)),
+        ("I joined a group last Tues", "I joined a group on Tuesday 2 May 2023",
+         date(2023, 5, 2)),
+        ("see you next Thurs", "see you on Thursday 11 May 2023", date(2023, 5, 11)),
         ("see you next Monday", "see you on Monday 15 May 2023", date(2023, 5, 15)),
         ("I went 3 days ago", "I went on 5 May 2023", date(2023, 5, 5)),
         ("I went three days ago", "I went on 5 May 2023", date(2023, 5, 5)),
@@ -85,6 +90,8 @@ def test_rewrites_and_dates(text: str, expected_text: str, expected_date: date) 
         "I may 2 do it",
         "Last time was fun",
         "nothing dated here at all",
+        "the cat sat this sat",
+        "I'll meet the last sun of the day",
     ],
 )
 def test_vague_or_unrelated_text_is_unchanged(text: str) -> None:

@@ -18,6 +18,7 @@ Expressions and their rewrites (reference: Monday 8 May 2023)::
     last / this / next March              in March 2023 / in March 2023 / in March 2024
     in / since / until ... March          in March 2023 (past tense, "since") / in March 2024
     last / this / next Friday             on Friday 5 May 2023 / (tense-dependent) / on Friday 12 May 2023
+    last Fri, last Tues                   on Friday 5 May 2023, on Tuesday 2 May 2023 (capitalised)
     3 days ago, a couple of days ago      on 5 May 2023, on 6 May 2023
     a week ago, two weeks ago             the week before 8 May 2023, two weeks before 8 May 2023
     a month ago, 3 months ago, a year ago in April 2023, in February 2023, in 2022
@@ -53,6 +54,8 @@ _MONTH_INDEX = {name.lower(): i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_INDEX.update({name.lower()[:3]: i + 1 for i, name in enumerate(MONTHS)})
 _MONTH_INDEX["sept"] = 9
 _WEEKDAY_INDEX = {name.lower(): i for i, name in enumerate(WEEKDAYS)}
+_WEEKDAY_INDEX.update({name.lower()[:n]: i for i, name in enumerate(WEEKDAYS) for n in (3, 4, 5)
+                       if name.lower()[:n] not in ("satu", "satur", "sund", "sunda")})
 
 _NUMBER_WORDS = {"a": 1, "an": 1, **{w: v for w, v in UNITS.items() if 1 <= v <= 12}}
 _VAGUE_COUNTS = {"a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3}
@@ -61,7 +64,8 @@ _COUNT_WORDS = {v: w for w, v in UNITS.items() if 1 <= v <= 12}
 _NUM = (r"(?:a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|three|four|five|six|"
         r"seven|eight|nine|ten|eleven|twelve|\d{1,3})")
 _UNIT = r"(?:day|week|month|year)s?"
-_WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WEEKDAY = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+            r"|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b)")
 _PART = r"(?:morning|afternoon|evening|night)"
 _MONTH_NAME = (r"(?-i:January|February|March|April|May|June|July|August|September|October|"
                r"November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)")
