@@ -12,8 +12,9 @@ import pytest
 
 from agent_memory.errors import MalformedOutputError
 from agent_memory.models import Turn
+from agent_memory.reasoners.base import FactDraft
 from agent_memory.reasoners.openai import OpenAIReasoner
-from agent_memory.reasoners.openai_facts import self_disclosures
+from agent_memory.reasoners.openai_facts import self_disclosures, uncovered
 from agent_memory.reasoners.scripted import ScriptedChatModel
 
 T0 = datetime(2025, 4, 15, 17, 0, tzinfo=UTC)
@@ -46,9 +47,11 @@ async def test_relative_dates_are_resolved_against_the_cited_turn():
         _fact("Priya wants to raise her pension contribution to 6% from next month.", "s2:2"),
         _fact("Priya paid off $5,000 of her student loan yesterday.", "s2:4", "yesterday"),
         _fact("Priya's hospital matches 4% of her pension contributions.", "s2:0", "2025-04-15"),
-    ]}])
+    ]}, {"facts": []}])  # s2:2's "2%" is in no fact: that turn alone is asked again
     reasoner = OpenAIReasoner("qwen-test", client=chat.async_client())
     facts = (await reasoner.extract_facts(SESSION)).facts
+    assert re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][-1]["content"],
+                      re.MULTILINE) == ["s2:2"]
     assert [f.text for f in facts] == [
         "Priya looked at her pension statement the week before 15 April 2025.",
         "Priya wants to raise her pension contribution to 6% from May 2025.",
@@ -227,3 +230,14 @@ async def test_a_fact_of_several_sentences_becomes_one_fact_per_sentence():
     ]
     assert all(f.evidence == ["s2:0"] and f.subject == "Priya" for f in facts)
     assert facts[0].occurred_at == facts[1].occurred_at == "2025-04-14"
+
+
+def test_a_turn_is_uncovered_while_one_of_its_numbers_is_in_no_fact():
+    said = "I paid off $5,000 of the student loan yesterday. I have $7,000 of loans left now."
+    turns = _turns(("user", said),
+                   ("user", "I'm 34 and I work as a nurse."))
+    payment = FactDraft(text="Priya paid off $5,000 of the student loan.", evidence=["s2:0"])
+    age = FactDraft(text="Priya is 34 and works as a nurse.", evidence=["s2:1"])
+    assert [t.id for t in uncovered(turns, [payment, age])] == ["s2:0"]
+    balance = FactDraft(text="Priya has $7,000 of student loans left.", evidence=["s2:0"])
+    assert uncovered(turns, [payment, age, balance]) == []

@@ -171,14 +171,15 @@ def iso_date(value: str | None) -> str | None:
 
 def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[Turn]:
     """The self-disclosure turns the answer missed: all of them when no fact cites any, else
-    those that state numbers (:func:`agent_memory.text.numbers.numbers_in`: amounts, ages,
-    percentages) none of which any fact keeps ("Our budget is now $480,000" is not covered
-    by "Priya updated her budget for the house"). A fact that keeps the number but cites the
-    neighbouring turn covers it: the grounding check repairs such citations."""
+    those that state a number (:func:`agent_memory.text.numbers.numbers_in`: amounts, ages,
+    percentages) that no fact keeps ("Our budget is now $480,000" is not covered by "Priya
+    updated her budget for the house", nor "I paid off $5,000 ... I have $7,000 left" by the
+    payment alone). A fact that keeps the number but cites the neighbouring turn covers it:
+    the grounding check repairs such citations."""
     if not any(t.id in f.evidence for t in disclosures for f in facts):
         return list(disclosures)
     kept = frozenset().union(*(numbers_in(f.text) for f in facts))
-    return [t for t in disclosures if (stated := numbers_in(t.content)) and not stated & kept]
+    return [t for t in disclosures if numbers_in(t.content) - kept]
 
 
 async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtraction:
