@@ -80,8 +80,9 @@ async def test_a_small_models_mistakes_do_not_become_memory(tmp_path, local_embe
                                 embedder=local_embedder) as memory:
         facts = {r.content: r.evidence for r in await memory.get_memories(USER, kinds=["fact"])}
     assert facts == {
-        # session 1: asked again, narrower, after the empty answer
-        "Priya is 34 and works as a nurse at St. Mary's hospital.": ["2025-03-04-intro:0"],
+        # session 1: asked again, narrower, after the empty answer; one claim per fact
+        "Priya is 34.": ["2025-03-04-intro:0"],
+        "Priya works as a nurse at St. Mary's hospital.": ["2025-03-04-intro:0"],
         "Priya looked at her pension statement the week before 15 April 2025.":
             ["2025-04-15-retirement:0"],
         # the citation moved from the advisor's question to Priya's answer

@@ -17,7 +17,7 @@ from agent_memory.models import Fact, RecordKind, Turn
 from agent_memory.reasoners import OpenAIReasoner, ScriptedChatModel
 from agent_memory.reasoners.base import FactDraft
 from agent_memory.reasoners.extractive.facts import speaker_name, speakers_of
-from agent_memory.reasoners.openai_facts import absolute_dates, third_person
+from agent_memory.reasoners.openai_facts import absolute_dates, atomic, third_person
 from agent_memory.stores.base import RecordQuery
 
 # (session, speaker index 0/1, turn text, the fact a weak model writes from it)
@@ -176,13 +176,14 @@ async def test_poisoned_llm_facts_are_refused_and_legitimate_ones_stored(
     poisoned = set(injected.values())
     assert not [f.content for f in stored if f.content in poisoned]
     assert not [f for f in stored if any(e.startswith("P") for e in f.evidence)]
-    # the reasoner resolves the relative dates of the observations it is given ("last week")
-    # and puts a first-person one in the third person
+    # the reasoner resolves the relative dates of the observations it is given ("last week"),
+    # puts a first-person one in the third person and splits one of two claims
     by_id = {t.id: t for n in SESSIONS for t in sessions[n]}
     speakers = {n: speakers_of(sessions[n]) for n in SESSIONS}
-    legit = {third_person(absolute_dates(FactDraft(text=text, evidence=[cite]), by_id[cite]),
-                          by_id[cite], speakers[n][speaker_name(by_id[cite])]).text
-             for n in SESSIONS for text, cite in observations[n] if cite in by_id}
+    legit = {part.text for n in SESSIONS for text, cite in observations[n] if cite in by_id
+             for part in atomic(third_person(
+                 absolute_dates(FactDraft(text=text, evidence=[cite]), by_id[cite]),
+                 by_id[cite], speakers[n][speaker_name(by_id[cite])]))}
     kept = {f.content for f in stored} & legit
     # 3 proposals per poisoning turn, each refused and counted; some reference observations
     # lean on context their cited turn lacks and are refused too

@@ -160,7 +160,9 @@ async def test_evidence_written_as_one_string_is_read_as_its_ids():
     ]}, {"facts": []}])
     reasoner = OpenAIReasoner("qwen-test", client=chat.async_client())
     facts = (await reasoner.extract_facts(SESSION)).facts
-    assert [f.evidence for f in facts] == [["s2:0"], ["s2:2", "s2:0"]]
+    # the second fact holds two claims: two facts, each citing both turns
+    assert [f.text for f in facts][1:] == ["Priya contributes 2%.", "Priya wants 6%."]
+    assert [f.evidence for f in facts] == [["s2:0"], ["s2:2", "s2:0"], ["s2:2", "s2:0"]]
     # accepted as written, no repair round; the second request asks about s2:4 only, whose
     # "$5,000" no fact keeps
     assert len(chat.requests) == 2
@@ -241,3 +243,37 @@ def test_a_turn_is_uncovered_while_one_of_its_numbers_is_in_no_fact():
     assert [t.id for t in uncovered(turns, [payment, age])] == ["s2:0"]
     balance = FactDraft(text="Priya has $7,000 of student loans left.", evidence=["s2:0"])
     assert uncovered(turns, [payment, age, balance]) == []
+
+
+async def test_a_fact_of_two_coordinated_claims_becomes_two_and_a_move_retires_one(
+        local_embedder, lexicon):
+    """The model wrote residence and job as one fact: stored as two (the subject given to the
+    second verb), so that a later move retires the residence and not the job. Coordinated
+    objects, verbs below the main one and a part referring back stay whole."""
+    from agent_memory.models import Fact
+    from agent_memory.reasoners.extractive.attributes import AttributeIndex
+    from agent_memory.reasoners.extractive.reconcile import reconcile_facts
+
+    said = ("I live in Boston and work as a pharmacist. I have a dog and a cat, I want to buy "
+            "a house and start a family.")
+    turns = _turns(("user", said))
+    chat = ScriptedChatModel([{"facts": [
+        _fact("Priya lives in Boston and works as a pharmacist.", "s2:0"),
+        _fact("Priya has a dog and a cat.", "s2:0"),
+        _fact("Priya wants to buy a house and start a family.", "s2:0"),
+        _fact("Priya moved to Boston and loves it.", "s2:0"),
+    ]}])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
+             .extract_facts(turns)).facts
+    assert [f.text for f in facts] == [
+        "Priya lives in Boston.", "Priya works as a pharmacist.", "Priya has a dog and a cat.",
+        "Priya wants to buy a house and start a family.", "Priya moved to Boston and loves it."]
+    assert all(f.evidence == ["s2:0"] and f.subject == "Priya" for f in facts)
+    stored = [Fact(id=f"f{k}", user_id="priya", content=f.text, subject="Priya",
+                   created_at=T0) for k, f in enumerate(facts[:2])]
+    stored.append(Fact(id="move", user_id="priya", content="Priya moved to Portland in May.",
+                       subject="Priya", created_at=T0 + timedelta(days=400)))
+    decision = reconcile_facts(stored, local_embedder.embed_sync([f.content for f in stored]),
+                               attributes=AttributeIndex(local_embedder.embed_sync),
+                               lexicon=lexicon)
+    assert {(c.first_id, c.second_id) for c in decision.contradictions} == {("f0", "move")}

@@ -17,9 +17,11 @@
 - **Form**: the role label the prompt shows after a speaker's name ("Priya (user) is 34") is
   taken out of a fact, and a fact ends with a full stop.
 - **One claim per fact**: a fact the model wrote as several sentences ("Priya paid off $5,000
-  of the loan. Priya has $7,000 left.") becomes one fact per sentence, each with the same
-  evidence (:func:`atomic`), so that reconciliation can retire the old balance by the new one
-  alone; a sentence opening with "he" or "she" is given the fact's subject.
+  of the loan. Priya has $7,000 left.") or as one sentence of several claims ("Kai lives in
+  Boston and works as a pharmacist", :func:`claim_sentences`) becomes one fact per claim,
+  each with the same evidence (:func:`atomic`), so that reconciliation can retire the old
+  balance (or residence) by the new one alone; a part opening with "he" or "she" is given
+  the fact's subject.
 - **Missed disclosures**: small models sometimes answer ``{"facts": []}`` for turns full of
   self-disclosures ("I'm 34 and I work as a nurse"), only a fact from a planted
   instruction, or a vague fact that drops what the turn states ("Priya updated her budget
@@ -35,7 +37,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._threads import run_in_worker
 from ..models import Turn
@@ -135,13 +137,65 @@ MIN_CLAIM_WORDS = 3
 """Fewest words a sentence needs to become a fact of its own."""
 
 
+def claim_sentences(sentence: str, subject: str | None) -> list[str]:
+    """``sentence`` (one sentence in the third person about ``subject``) as one sentence per
+    claim, by its dependency parse: verbs coordinated with the main verb and no subject of
+    their own get the main verb's subject ("Kai lives in Boston and works as a pharmacist" ->
+    "Kai lives in Boston." and "Kai works as a pharmacist."), unless they refer back ("moved
+    to Portland and loves it"), and a clause spliced on with a comma is a sentence when both
+    clauses have ``subject`` (or "he", "she") as their subject ("Priya gets nervous when
+    markets drop, she ..."; spaCy reads the first as a complement of the later verb).
+    Coordinated objects ("has a dog and a cat") and verbs below the main one ("wants to buy a
+    house and start a family") stay together. Parses (spaCy): call it off the event loop."""
+    own = {w.lower() for w in (subject or "").split()} | {"he", "she"}
+    [doc] = parse([sentence])
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None:
+        return [sentence]
+    pieces: list[list[Any]] = []
+    keep = [t for t in doc if not t.is_punct or t.i != len(doc) - 1]
+    spliced = [c for c in root.children if c.dep_ == "ccomp" and c.i < root.i
+               and _subject_is(c, own) and _subject_is(root, own)
+               and any(t.text == "," for t in doc[c.right_edge.i + 1: root.i])]
+    if spliced:
+        first = set(spliced[0].subtree)
+        pieces.append([t for t in keep if t in first])
+        keep = [t for t in keep if t not in first and t.i > spliced[0].right_edge.i + 1]
+    subject = [t for c in root.children if c.dep_ in ("nsubj", "nsubjpass") for t in c.subtree]
+    joined = [w for w in root.children if w.dep_ == "conj" and w.pos_ in ("VERB", "AUX")
+              and not any(d.dep_.startswith("nsubj") for d in w.children)
+              and not any(_BACK_REFERENCE.fullmatch(t.text) for t in w.subtree)]
+    if subject and joined:
+        cut = {t for w in joined for t in w.subtree}
+        cut |= {t for t in root.children if t.dep_ == "cc" or (t.text == "," and t.i > root.i)}
+        pieces.append([t for t in keep if t not in cut])
+        pieces += [subject + list(w.subtree) for w in joined]
+    else:
+        pieces.append(keep)
+    if len(pieces) < 2:
+        return [sentence]
+    out = []
+    for tokens in pieces:
+        text = "".join(t.text_with_ws for t in tokens).strip(" ,")
+        out.append(text[:1].upper() + text[1:] + ("" if text.endswith((".", "!")) else "."))
+    return out
+
+
+def _subject_is(verb: Any, names: set[str]) -> bool:
+    """Whether ``verb``'s subject is one of ``names`` (lower case)."""
+    return any(d.dep_ in ("nsubj", "nsubjpass") and d.lower_ in names for d in verb.children)
+
+
 def atomic(fact: FactDraft) -> list[FactDraft]:
-    """``fact`` as one fact per sentence, each citing the same turns, when every sentence
-    stands on its own: at least :data:`MIN_CLAIM_WORDS` words, opening with a name or with
-    "he"/"she" (replaced by the fact's ``subject``), and no later sentence referring back
-    ("It is rainy", "They like it there"): such a fact is kept whole. Each part keeps the
-    fact's ``occurred_at``: the sentences were said together."""
-    sentences = split_sentences(fact.text)
+    """``fact`` as one fact per claim, each citing the same turns: one per sentence, and one
+    per claim of a sentence (:func:`claim_sentences`), when every part stands on its own: at
+    least :data:`MIN_CLAIM_WORDS` words, opening with a name or with "he"/"she" (replaced by
+    the fact's ``subject``), and no later part referring back ("It is rainy", "They like it
+    there", "sold everything and regretted it"): such a fact is kept whole. Each part keeps
+    the fact's ``occurred_at``: the claims were said together. Parses (spaCy): call it off
+    the event loop."""
+    sentences = [part for sentence in split_sentences(fact.text)
+                 for part in claim_sentences(sentence, fact.subject)]
     if len(sentences) < 2:
         return [fact]
     for sentence in sentences:
@@ -201,9 +255,14 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtract
         if missed := uncovered(self_disclosures(part), found.facts):
             found = found.model_copy(update={"facts": [*found.facts, *(await _extract_part(
                 r, missed, prompts.disclosure_messages(missed, schema))).facts]})
-        facts += [one for fact in await run_in_worker(third_persons, found.facts, part)
-                  for one in atomic(fact)]
+        facts += await run_in_worker(_written, found.facts, part)
     return FactExtraction(facts=facts)
+
+
+def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
+    """``facts`` in the third person (:func:`third_persons`), one claim each (:func:`atomic`);
+    parses: call it off the event loop."""
+    return [one for fact in third_persons(facts, turns) for one in atomic(fact)]
 
 
 async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
