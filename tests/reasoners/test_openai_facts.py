@@ -240,7 +240,10 @@ def test_a_turn_is_uncovered_while_one_of_its_numbers_is_in_no_fact():
                    ("user", "I'm 34 and I work as a nurse."))
     payment = FactDraft(text="Priya paid off $5,000 of the student loan.", evidence=["s2:0"])
     age = FactDraft(text="Priya is 34 and works as a nurse.", evidence=["s2:1"])
-    assert [t.id for t in uncovered(turns, [payment, age])] == ["s2:0"]
+    missed = uncovered(turns, [payment, age])
+    # asked again with only the statement that holds the missing number
+    assert [(t.id, t.content) for t in missed] == [
+        ("s2:0", "I have $7,000 of loans left now.")]
     balance = FactDraft(text="Priya has $7,000 of student loans left.", evidence=["s2:0"])
     assert uncovered(turns, [payment, age, balance]) == []
 

@@ -27,9 +27,10 @@
   instruction, or a vague fact that drops what the turn states ("Priya updated her budget
   for the house" for "Our budget for the house is now $480,000"). The clear
   self-disclosures (:func:`self_disclosures`) the answer missed (:func:`uncovered`: all of
-  them when no fact cites one, else those stating numbers that no fact keeps) are asked
-  once more with the narrower prompt of :func:`~.prompts.disclosure_messages` (only those
-  turns, one question), and the facts of both answers are kept.
+  them when no fact cites one, else those stating a number that no fact keeps, narrowed to
+  the statements holding it) are asked once more with the narrower prompt of
+  :func:`~.prompts.disclosure_messages` (only those turns, one question), and the facts of
+  both answers are kept.
 """
 
 from __future__ import annotations
@@ -228,12 +229,23 @@ def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[T
     those that state a number (:func:`agent_memory.text.numbers.numbers_in`: amounts, ages,
     percentages) that no fact keeps ("Our budget is now $480,000" is not covered by "Priya
     updated her budget for the house", nor "I paid off $5,000 ... I have $7,000 left" by the
-    payment alone). A fact that keeps the number but cites the neighbouring turn covers it:
-    the grounding check repairs such citations."""
+    payment alone). Such a turn is returned with only its first-person statements that hold
+    a missing number, when there are any ("I have $7,000 left": a 1.5B model asked about the
+    whole turn again gave the payment again), else whole ("Only 2% right now."). A fact that
+    keeps the number but cites the neighbouring turn covers it: the grounding check repairs
+    such citations."""
     if not any(t.id in f.evidence for t in disclosures for f in facts):
         return list(disclosures)
     kept = frozenset().union(*(numbers_in(f.text) for f in facts))
-    return [t for t in disclosures if numbers_in(t.content) - kept]
+    out = []
+    for turn in disclosures:
+        if not numbers_in(turn.content) - kept:
+            continue
+        # only the statements that hold the missing numbers, when they stand on their own
+        said = [s for s in split_sentences(turn.content) if numbers_in(s) - kept
+                and _FIRST_PERSON.search(s) and len(_WORD.findall(s)) >= MIN_DISCLOSURE_WORDS]
+        out.append(turn.model_copy(update={"content": " ".join(said)}) if said else turn)
+    return out
 
 
 async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtraction:
