@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agent_memory.errors import InvalidInputError
@@ -268,3 +269,18 @@ def test_locomo_conversation_summarised_session_by_session() -> None:
         summary = draft.text
         session += 1
     assert session > 10
+
+
+def test_field_cosines_stay_within_one_for_a_text_equal_to_a_prototype(index) -> None:
+    """float32 rows a hair over unit length gave 1.0000002 for a fact equal to a prototype,
+    which a field score (0-1) refused; cosines are kept within [-1, 1]."""
+    def long_rows(texts: list[str]) -> np.ndarray:
+        return (index.embed(texts) * np.float32(1.000001)).astype(np.float32)
+
+    fields = schema_fields()
+    over = FieldIndex(long_rows, fields)
+    prototype = fields[0].prototypes[0]
+    best, chatter = over.scores([prototype], [None])
+    assert best.max() <= 1.0 and chatter.max() <= 1.0
+    assert best.max() == pytest.approx(1.0, abs=1e-5)
+    assert over.assign([prototype], [None])[0].score <= 1.0

@@ -67,9 +67,10 @@ class FieldIndex:
     def scores(self, texts: Sequence[str],
                subjects: Sequence[str | None]) -> tuple[np.ndarray, np.ndarray]:
         """Cosines ``(len(texts), len(fields))`` of each text to each field's best prototype,
-        and ``(len(texts),)`` to the best chatter prototype (:data:`CHATTER`)."""
+        and ``(len(texts),)`` to the best chatter prototype (:data:`CHATTER`), within [-1, 1]
+        (a text equal to a prototype can come out of float32 at 1.0000002)."""
         vectors = self.embed([as_generic(t, s) for t, s in zip(texts, subjects, strict=True)])
-        sims = vectors @ self._matrix.T
+        sims = np.clip(vectors @ self._matrix.T, -1.0, 1.0)
         best = np.stack([sims[:, self._owner == k].max(axis=1)
                          for k in range(len(self.fields))], axis=1)
         return best, sims[:, self._owner == -1].max(axis=1)
