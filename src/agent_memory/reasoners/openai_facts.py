@@ -147,7 +147,11 @@ def claim_sentences(sentence: str, subject: str | None) -> list[str]:
     clauses have ``subject`` (or "he", "she") as their subject ("Priya gets nervous when
     markets drop, she ..."; spaCy reads the first as a complement of the later verb).
     Coordinated objects ("has a dog and a cat") and verbs below the main one ("wants to buy a
-    house and start a family") stay together. Parses (spaCy): call it off the event loop."""
+    house and start a family") stay together. Parses (spaCy): call it off the event loop.
+
+    Raises:
+        ConfigError: spaCy or its English model is not installed.
+    """
     own = {w.lower() for w in (subject or "").split()} | {"he", "she"}
     [doc] = parse([sentence])
     root = next((t for t in doc if t.dep_ == "ROOT"), None)

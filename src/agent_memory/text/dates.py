@@ -54,8 +54,8 @@ _MONTH_INDEX = {name.lower(): i + 1 for i, name in enumerate(MONTHS)}
 _MONTH_INDEX.update({name.lower()[:3]: i + 1 for i, name in enumerate(MONTHS)})
 _MONTH_INDEX["sept"] = 9
 _WEEKDAY_INDEX = {name.lower(): i for i, name in enumerate(WEEKDAYS)}
-_WEEKDAY_INDEX.update({name.lower()[:n]: i for i, name in enumerate(WEEKDAYS) for n in (3, 4, 5)
-                       if name.lower()[:n] not in ("satu", "satur", "sund", "sunda")})
+_WEEKDAY_INDEX.update({name.lower()[:3]: i for i, name in enumerate(WEEKDAYS)})
+_WEEKDAY_INDEX.update(tues=1, thur=3, thurs=3)
 
 _NUMBER_WORDS = {"a": 1, "an": 1, **{w: v for w, v in UNITS.items() if 1 <= v <= 12}}
 _VAGUE_COUNTS = {"a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3}

@@ -77,15 +77,16 @@ class AttributeIndex:
         return np.stack([sims[:, self._owner == k].max(axis=1)
                          for k in range(len(self._names))], axis=1)
 
-    def assign(self, vectors: np.ndarray) -> list[str | None]:
+    def assign(self, vectors: np.ndarray, best: np.ndarray | None = None) -> list[str | None]:
         """The single-valued attribute of each predicate vector, or ``None``.
 
         Args:
             vectors: ``(n, dim)`` L2-normalised predicate embeddings.
+            best: their :meth:`scores`, when already computed.
         """
         if not len(vectors):
             return []
-        best = self.scores(vectors)
+        best = self.scores(vectors) if best is None else best
         order = np.argsort(-best, axis=1, kind="stable")
         top, runner = np.take_along_axis(best, order[:, :2], axis=1).T
         ok = (top >= ATTRIBUTE_THRESHOLD) & (top - runner >= ATTRIBUTE_MARGIN)
@@ -94,12 +95,14 @@ class AttributeIndex:
 
 
 def attributes_of(index: AttributeIndex | None, predicates: Sequence[str],
-                  vectors: np.ndarray | None) -> list[str | None]:
+                  vectors: np.ndarray | None,
+                  scores: np.ndarray | None = None) -> list[str | None]:
     """Attributes of ``predicates``: possessive attribute phrases first, then the embedding
-    (``None`` everywhere when there is no index)."""
+    (``None`` everywhere when there is no index); ``scores`` are the vectors'
+    :meth:`AttributeIndex.scores` when already computed."""
     found: list[str | None] = [None] * len(predicates)
     if index is not None and vectors is not None:
-        found = index.assign(vectors)
+        found = index.assign(vectors, scores)
     for k, predicate in enumerate(predicates):
         if (owned := possessive(predicate)) is not None:
             found[k] = f"'s {owned[0]}"

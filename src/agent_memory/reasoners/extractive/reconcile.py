@@ -288,7 +288,7 @@ def read_pool(facts: Sequence[Fact], attributes: AttributeIndex | None) -> tuple
     words = dict(zip(vocabulary, embedded[2 * n:], strict=True)) if embedded is not None else {}
     scores = (attributes.scores(pred_vectors) if attributes and pred_vectors is not None
               else None)
-    return (claims, attributes_of(attributes, predicates, pred_vectors), pred_vectors,
+    return (claims, attributes_of(attributes, predicates, pred_vectors, scores), pred_vectors,
             obj_vectors, words, scores)
 
 
