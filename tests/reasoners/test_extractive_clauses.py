@@ -99,3 +99,17 @@ def test_a_gerund_subject_about_the_speaker_is_their_own_claim():
     assert _clauses("Losing my job was a bummer.") == [("own", "Losing my job was a bummer")]
     assert _clauses("Marrying my partner was the best part.")[0][0] == "own"
     assert _clauses("Running every day keeps people healthy.")[0][0] == "other"
+
+
+def test_a_quoted_title_keeps_both_quotation_marks():
+    # the parse attaches a mark to the verb, outside the title's subtree, or after the stop
+    assert _clauses('I loved "Becoming Nicole" by Amy Ellis Nutt.') == [
+        ("self", 'I loved "Becoming Nicole" by Amy Ellis Nutt')]
+    assert _clauses('I did a piece called "Finding Freedom."') == [
+        ("self", 'I did a piece called "Finding Freedom"')]
+    # a dropped comma leaves a space before an opening mark, none before a closing one
+    assert _clauses('I named him, "Max", after my grandpa.') == [
+        ("self", 'I named him "Max" after my grandpa')]
+    # a mark whose partner lies in another clause is dropped, never left alone
+    found = _clauses('"I quit my job and I moved to Oslo" is what I told my boss.')
+    assert found[:2] == [("self", "I quit my job"), ("self", "I moved to Oslo")]

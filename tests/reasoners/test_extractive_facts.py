@@ -171,6 +171,11 @@ def test_one_fact_per_disclosing_sentence_and_exact_duplicates_once() -> None:
     assert [f.evidence for f in facts] == [["a"], ["a"]]
 
 
+def test_a_quoted_title_ends_with_the_full_stop_outside_the_quotation_marks() -> None:
+    facts = extract_facts([turn('Just finished a dance piece called "Finding Freedom."')]).facts
+    assert [f.text for f in facts] == ['Caroline just finished a dance piece called "Finding Freedom".']
+
+
 # --- scoring ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(

@@ -163,9 +163,7 @@ def clean_sentence(sentence: str, names: frozenset[str]) -> str:
             text = rest.lstrip()
         if text == before:
             break
-    if text:
-        text = text[0].upper() + text[1:]
-    return text
+    return text[:1].upper() + text[1:]
 
 
 def is_disclosure(text: str) -> bool:

@@ -39,6 +39,7 @@ _SELF = frozenset(("i", "me", "myself"))
 _OWN = frozenset(("my", "our", "mine", "ours"))
 _ANAPHORA = word_set("it that this these those them they one stuff everything there here")
 _BE = word_set("am 'm is 's are 're was were be been being")
+_QUOTES = frozenset('"\u201c\u201d')
 KINDS = ("self", "group", "own", "none", "other")
 """The clause kinds, in feature order."""
 
@@ -156,7 +157,7 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
     skip: set[int] = set()
     for child in verb.children:
-        if (child.i in heads or child.dep_ in _DROP
+        if (child.i in heads or child.dep_ in _DROP and child.text not in _QUOTES
                 or child.dep_ == "npadvmod" and child.lower_ in names):
             skip.update(t.i for t in child.subtree)
         elif (child.i < verb.i and (child.dep_ == "advmod" and child.lower_ in _DISCOURSE
@@ -166,18 +167,24 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
             skip.add(child.i)
     tokens = [t for t in verb.subtree
               if t.i not in skip and t.lower_ not in names and not t.is_space]
-    while tokens and (tokens[0].is_punct or tokens[0].dep_ in ("cc", "intj")):
+    if sum(t.text in _QUOTES for t in tokens) % 2:  # a quotation the clause cuts: no marks
+        tokens = [t for t in tokens if t.text not in _QUOTES]
+    while tokens and (tokens[0].is_punct and tokens[0].text not in _QUOTES
+                      or tokens[0].dep_ in ("cc", "intj")):
         tokens.pop(0)
-    while tokens and tokens[-1].is_punct:
+    while tokens and tokens[-1].is_punct and tokens[-1].text not in _QUOTES:
         tokens.pop()
     return tokens, subject
 
 
 def _words(tokens: list[Any]) -> str:
-    """The tokens' text, a space wherever the original had one or a token was left out."""
-    out = []
+    """The tokens' text, a space wherever the original had one or a token was left out (not
+    before a closing quotation mark)."""
+    out, quoting = [], False
     for token, following in zip(tokens, [*tokens[1:], None], strict=True):
-        gap = following is not None and (token.whitespace_ or following.i != token.i + 1)
+        quoting ^= token.text in _QUOTES
+        gap = following is not None and (token.whitespace_ or following.i != token.i + 1
+                                         and not (quoting and following.text in _QUOTES))
         out.append(token.text + (" " if gap else ""))
     return "".join(out).strip()
 
