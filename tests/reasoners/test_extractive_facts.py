@@ -86,6 +86,7 @@ def locomo_session(sample_id: str, session: int) -> list[Turn]:
          "Caroline's kids love it and it makes Caroline and family happy"),
         ("I moved to the US", "Caroline moved to the US"),
         ("i went out", "Caroline went out"),
+        ("I take some me-time", "Caroline takes some me-time"),  # a hyphenated word is one
     ],
 )
 def test_third_person_rewriting(sentence: str, expected: str) -> None:

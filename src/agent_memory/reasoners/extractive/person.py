@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from .sentences import word_set
 
-_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|\s+|.", re.DOTALL)
+_TOKEN = re.compile(r"[A-Za-z]+(?:['-][A-Za-z]+)*|\s+|.", re.DOTALL)
 SELF_WORDS = word_set("i i'm i've i'd i'll my me mine we we're we've we'd we'll our ours us")
 """Words by which a speaker refers to themself (lower-cased)."""
 YOU_WORDS = word_set("you you're you've you'd you'll your yours yourself")
