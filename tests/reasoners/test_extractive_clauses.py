@@ -113,3 +113,10 @@ def test_a_quoted_title_keeps_both_quotation_marks():
     # a mark whose partner lies in another clause is dropped, never left alone
     found = _clauses('"I quit my job and I moved to Oslo" is what I told my boss.')
     assert found[:2] == [("self", "I quit my job"), ("self", "I moved to Oslo")]
+
+
+def test_a_clause_keeps_the_word_order_of_a_non_projective_parse():
+    # "what" hangs from a verb to its right: the subtree walk alone gives "see the trail
+    # looks what like"
+    assert _clauses("I'm curious to see what the trail looks like.") == [
+        ("self", "I'm curious to see what the trail looks like")]

@@ -172,6 +172,12 @@ def test_one_fact_per_disclosing_sentence_and_exact_duplicates_once() -> None:
     assert [f.evidence for f in facts] == [["a"], ["a"]]
 
 
+def test_an_i_the_parse_missed_is_not_given_a_second_subject() -> None:
+    # the parse reads "I color-code achievements" as a noun phrase without a subject
+    facts = extract_facts([turn("I color-code achievements so I can track my progress.")]).facts
+    assert facts[0].text == "Caroline color-codes achievements."
+
+
 def test_a_quoted_title_ends_with_the_full_stop_outside_the_quotation_marks() -> None:
     facts = extract_facts([turn('Just finished a dance piece called "Finding Freedom."')]).facts
     assert [f.text for f in facts] == ['Caroline just finished a dance piece called "Finding Freedom".']

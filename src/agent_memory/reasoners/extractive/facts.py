@@ -221,7 +221,7 @@ _GONNA = re.compile(r"\b(is|are|was|were) gonna\b", re.IGNORECASE)
 def _rewrite(clause: Clause, speaker: Speaker) -> str:
     """The clause in the third person, the speaker named, as one sentence."""
     text = clause.text
-    if clause.kind == "none":
+    if clause.kind == "none" and words(text)[:1] != ["i"]:  # "I" the parse did not read
         given = _add_subject(text)
         text = given if given != text else f"I {text[0].lower()}{text[1:]}"
     text = _GONNA.sub(r"\1 going to", to_third_person(text, speaker, clause.tags))

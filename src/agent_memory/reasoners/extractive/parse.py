@@ -165,8 +165,8 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
                                     and verb.dep_ == "advcl")
               and (subject is None or child.i < subject.i)):
             skip.add(child.i)
-    tokens = [t for t in verb.subtree
-              if t.i not in skip and t.lower_ not in names and not t.is_space]
+    tokens = sorted((t for t in verb.subtree if t.i not in skip and t.lower_ not in names
+                     and not t.is_space), key=lambda t: t.i)  # a non-projective parse too
     if sum(t.text in _QUOTES for t in tokens) % 2:  # a quotation the clause cuts: no marks
         tokens = [t for t in tokens if t.text not in _QUOTES]
     while tokens and (tokens[0].is_punct and tokens[0].text not in _QUOTES
