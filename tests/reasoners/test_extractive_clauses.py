@@ -31,7 +31,7 @@ def test_a_run_on_clause_is_split_from_the_reaction_after_it():
         ("self", "Last weekend I joined a chess club"), ("other", "it's really rewarding")]
     # a subordinate clause stays inside its claim
     assert _clauses("When I was a kid, I loved painting.") == [
-        ("self", "When I was a kid I loved painting")]
+        ("self", "When I was a kid, I loved painting")]
 
 
 def test_a_consequence_opened_by_so_is_a_claim_of_its_own():
@@ -107,8 +107,8 @@ def test_a_quoted_title_keeps_both_quotation_marks():
         ("self", 'I loved "Becoming Nicole" by Amy Ellis Nutt')]
     assert _clauses('I did a piece called "Finding Freedom."') == [
         ("self", 'I did a piece called "Finding Freedom"')]
-    # a dropped comma leaves a space before an opening mark, none before a closing one
-    assert _clauses('I named him, "Max", after my grandpa.') == [
+    # a dropped vocative takes its commas along and leaves a space before an opening mark
+    assert _clauses('I named him, Mel, "Max" after my grandpa.', frozenset({"mel"})) == [
         ("self", 'I named him "Max" after my grandpa')]
     # a mark whose partner lies in another clause is dropped, never left alone
     found = _clauses('"I quit my job and I moved to Oslo" is what I told my boss.')

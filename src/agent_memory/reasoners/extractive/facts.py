@@ -231,9 +231,7 @@ def _rewrite(clause: Clause, speaker: Speaker) -> str:
 def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, Speaker],
              embed: Embed | None = None) -> list[FactDraft]:
     pending = []  # (turn, sentence with dates resolved), in order
-    for turn in turns:
-        if turn.role != Role.USER:
-            continue
+    for turn in (t for t in turns if t.role == Role.USER):
         for raw in split_sentences(turn.content):
             sentence = clean_sentence(raw, names)
             if sentence and not sentence.endswith("?") and (
@@ -254,13 +252,12 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         for p, index in sorted(best, key=lambda pair: pair[1]):
             _, resolved, clause = candidates[index]
             text = _rewrite(clause, speakers[speaker_name(turn)])
-            dated = resolved.date is not None
             category = categorize(clause.text)
             facts.append(FactDraft(
-                text=text, subject=speaker_name(turn), category=category,
+                text=text, subject=speaker_name(turn), category=category, evidence=[turn.id],
                 confidence=round(min(0.5 + 0.45 * p, HEDGED_CONFIDENCE)
                                  if _HEDGE.search(clause.text) else 0.5 + 0.45 * p, 2),
-                importance=score_importance(text, category, dated), evidence=[turn.id],
+                importance=score_importance(text, category, resolved.date is not None),
                 occurred_at=resolved.date.isoformat() if resolved.date else None))
     return facts
 

@@ -7,7 +7,8 @@ clause: "I live in Boston and work as a pharmacist" gives "I live in Boston" and
 pharmacist" (the coordinated verb shares the first subject); a consequence opened by "so" with
 its own subject is a clause of its own ("we moved in May, so the search starts over"). A
 clause keeps its verb's whole subtree except the coordinated clauses, the conjunction,
-interjections, vocatives and discourse words ("Yeah, Mel, so I ..."). Its :attr:`Clause.kind`
+interjections, vocatives and discourse words ("Yeah, Mel, so I ..."); a comma or dash stays
+between two words it keeps ("When I was a kid, I loved painting"). Its :attr:`Clause.kind`
 says whose claim it is:
 
 - ``self``: the subject is "I" (or "me" as in "Me and my wife ...");
@@ -135,8 +136,7 @@ def _consequence(clause: Any, verb: Any) -> bool:
 def _contracted(verb: Any) -> bool:
     """``verb`` is the first half of a contraction such as "gonna" or "wanna" (spaCy splits
     it into "gon" + "na"): a subjectless plan ("Gonna try pottery"), not an imperative."""
-    doc = verb.doc
-    return verb.i + 1 < len(doc) and doc[verb.i + 1].lower_ in ("na", "ta")
+    return verb.i + 1 < len(verb.doc) and verb.doc[verb.i + 1].lower_ in ("na", "ta")
 
 
 def _kind(subject: Any | None) -> str:
@@ -157,7 +157,7 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
     skip: set[int] = set()
     for child in verb.children:
-        if (child.i in heads or child.dep_ in _DROP and child.text not in _QUOTES
+        if (child.i in heads or child.dep_ in _DROP and not child.is_punct
                 or child.dep_ == "npadvmod" and child.lower_ in names):
             skip.update(t.i for t in child.subtree)
         elif (child.i < verb.i and (child.dep_ == "advmod" and child.lower_ in _DISCOURSE
@@ -167,6 +167,9 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
             skip.add(child.i)
     tokens = sorted((t for t in verb.subtree if t.i not in skip and t.lower_ not in names
                      and not t.is_space), key=lambda t: t.i)  # a non-projective parse too
+    kept = {t.i for t in tokens}  # a comma or dash stays between two words both kept
+    tokens = [t for t in tokens if not t.is_punct or t.text in _QUOTES
+              or t.text in ",;:-\u2013\u2014" and {t.i - 1, t.i + 1} <= kept]
     if sum(t.text in _QUOTES for t in tokens) % 2:  # a quotation the clause cuts: no marks
         tokens = [t for t in tokens if t.text not in _QUOTES]
     while tokens and (tokens[0].is_punct and tokens[0].text not in _QUOTES
@@ -178,8 +181,8 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
 
 
 def _words(tokens: list[Any]) -> str:
-    """The tokens' text, a space wherever the original had one or a token was left out (not
-    before a closing quotation mark)."""
+    """The tokens' text, spaced as the original and where a token was left out (not before a
+    closing quotation mark)."""
     out, quoting = [], False
     for token, following in zip(tokens, [*tokens[1:], None], strict=True):
         quoting ^= token.text in _QUOTES
