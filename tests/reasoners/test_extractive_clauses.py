@@ -32,6 +32,9 @@ def test_a_run_on_clause_is_split_from_the_reaction_after_it():
     # a subordinate clause stays inside its claim
     assert _clauses("When I was a kid, I loved painting.") == [
         ("self", "When I was a kid, I loved painting")]
+    # punctuation inside a phrase stays whatever it is
+    assert _clauses("I have $12,000 of loans at 5.8% interest.") == [
+        ("self", "I have $12,000 of loans at 5.8% interest")]
 
 
 def test_a_consequence_opened_by_so_is_a_claim_of_its_own():

@@ -167,9 +167,9 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
             skip.add(child.i)
     tokens = sorted((t for t in verb.subtree if t.i not in skip and t.lower_ not in names
                      and not t.is_space), key=lambda t: t.i)  # a non-projective parse too
-    kept = {t.i for t in tokens}  # a comma or dash stays between two words both kept
-    tokens = [t for t in tokens if not t.is_punct or t.text in _QUOTES
-              or t.text in ",;:-\u2013\u2014" and {t.i - 1, t.i + 1} <= kept]
+    kept = {t.i for t in tokens}  # a comma or dash stays between two words kept
+    tokens = [t for t in tokens if not t.is_punct or t.text in _QUOTES or (
+        {t.i - 1, t.i + 1} <= kept if t.text in ",;:-\u2013\u2014" else t.head != verb)]
     if sum(t.text in _QUOTES for t in tokens) % 2:  # a quotation the clause cuts: no marks
         tokens = [t for t in tokens if t.text not in _QUOTES]
     while tokens and (tokens[0].is_punct and tokens[0].text not in _QUOTES
