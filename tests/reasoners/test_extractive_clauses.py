@@ -35,6 +35,7 @@ def test_a_run_on_clause_is_split_from_the_reaction_after_it():
     # punctuation inside a phrase stays whatever it is
     assert _clauses("I have $12,000 of loans at 5.8% interest.") == [
         ("self", "I have $12,000 of loans at 5.8% interest")]
+    assert _clauses("I'm swamped with the kids & work.")[0][1] == "I'm swamped with the kids & work"
 
 
 def test_a_consequence_opened_by_so_is_a_claim_of_its_own():
