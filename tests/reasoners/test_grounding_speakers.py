@@ -75,8 +75,13 @@ async def test_a_fact_reporting_the_conversation_is_refused_a_summary_may_report
         # a verb that carries content: what she told is her fact
         Claim("Priya told her advisor that she moved to Portland in May.", ["r:0"],
               subject="Priya"),
+        # a talk with no one named is the conversation itself
+        Claim("Priya discussed her preference for email summaries.", ["r:0"], subject="Priya"),
+        Claim("Priya talked about the move to Portland.", ["r:0"], subject="Priya"),
     ], BY_ID)
     assert [v.reason for v in verdicts[:2]] == [CONVERSATION, CONVERSATION]
+    assert [v.reason for v in verdicts[6:]] == [CONVERSATION, CONVERSATION]
+    assert "with no one named" in verdicts[6].detail
     assert "Advisor" in verdicts[0].detail
     assert verdicts[2].reason != CONVERSATION and verdicts[3].accepted
     assert verdicts[4].reason != CONVERSATION and verdicts[5].reason != CONVERSATION
