@@ -22,6 +22,9 @@ MON_8_MAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # LoCoMo conv-26 session 1
         ("I went to a LGBTQ support group yesterday.",
          "I went to a LGBTQ support group on 7 May 2023.", date(2023, 5, 7)),
         ("Yesterday I ran.", "On 7 May 2023 I ran.", date(2023, 5, 7)),
+        # the day as the subject of "was"; "over" as a particle keeps the "on"
+        ("Yesterday was crazy.", "7 May 2023 was crazy.", date(2023, 5, 7)),
+        ("I'll come over tomorrow.", "I'll come over on 9 May 2023.", date(2023, 5, 9)),
         ("I'm free today", "I'm free on 8 May 2023", date(2023, 5, 8)),
         ("See you tomorrow!", "See you on 9 May 2023!", date(2023, 5, 9)),
         ("We're out tonight", "We're out on the night of 8 May 2023", date(2023, 5, 8)),

@@ -94,6 +94,7 @@ _PREPOSITIONS = frozenset((
     "on", "in", "since", "by", "until", "till", "from", "before", "after", "during", "of", "for",
     "over", "at", "around", "about", "starting"))
 _PREV_WORD = re.compile(r"(\w+)\s*$")
+_SUBJECT_OF = re.compile(r"\s+(?:was|is|has been|had been|will be)\b", re.IGNORECASE)
 _PAST_TENSE = re.compile(
     r"\b(?:was|were|went|had|did|got|made|took|saw|came|felt|found|told|said|flew|met|left|"
     r"bought|began|became|gave|ran|won|lost|sold|spent|drove|grew|paid|kept|"
@@ -358,7 +359,7 @@ def resolve_dates(text: str, reference: datetime | date) -> ResolvedText:
         replacement, day, precision = result
         before = text[cursor:match.start()]
         if replacement != match.group(0):
-            replacement = _fit(replacement, text, match.start())
+            replacement = _fit(replacement, text, match.start(), match.end())
         pieces.append(before)
         pieces.append(replacement)
         cursor = match.end()
@@ -370,13 +371,18 @@ def resolve_dates(text: str, reference: datetime | date) -> ResolvedText:
     return ResolvedText("".join(pieces), first, tuple(mentions))
 
 
-def _fit(replacement: str, text: str, start: int) -> str:
-    """Drop a leading on/in after a preposition; capitalise at the start of a sentence."""
-    previous = _PREV_WORD.search(text, max(0, start - 24), start)
-    if previous and previous.group(1).lower() in _PREPOSITIONS:
-        head, _, rest = replacement.partition(" ")
-        if head in ("on", "in") and rest:
-            replacement = rest
+def _fit(replacement: str, text: str, start: int, end: int) -> str:
+    """Drop a leading on/in after a preposition ("since 2022"; after "over" or "at", which
+    may be particles, only before "the": "over the weekend of ...", "come over on 5 May") and
+    before a verb it is the subject of ("Yesterday was fun" -> "7 May 2023 was fun");
+    capitalise at the start of a sentence."""
+    found = _PREV_WORD.search(text, max(0, start - 24), start)
+    previous = found.group(1).lower() if found else ""
+    head, _, rest = replacement.partition(" ")
+    if head in ("on", "in") and rest and (
+            previous in _PREPOSITIONS and (previous not in ("over", "at") or rest[:4] == "the ")
+            or _SUBJECT_OF.match(text, end)):
+        replacement = rest
     stripped = text[:start].rstrip()
     if not stripped or stripped[-1] in ".!?\n":
         replacement = replacement[0].upper() + replacement[1:]
