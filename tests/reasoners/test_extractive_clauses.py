@@ -124,3 +124,35 @@ def test_a_clause_keeps_the_word_order_of_a_non_projective_parse():
     # looks what like"
     assert _clauses("I'm curious to see what the trail looks like.") == [
         ("self", "I'm curious to see what the trail looks like")]
+
+
+def test_a_coordinated_verb_takes_the_auxiliaries_its_form_needs():
+    """A base form keeps the modal, a participle the perfect "have" or passive "be", a gerund
+    every auxiliary; a finite verb stands alone."""
+    assert _clauses("I should start doing that, or at least write down the things I like.")[
+        1] == ("self", "I should at least write down the things I like")
+    assert _clauses("I've been working on my store and just teamed up with an artist.") == [
+        ("self", "I've been working on my store"), ("self", "I've just teamed up with an artist")]
+    assert _clauses("I was born in Ohio and raised in Texas.") == [
+        ("self", "I was born in Ohio"), ("self", "I was raised in Texas")]
+    assert _clauses("I'm reading a novel and hoping to finish it soon.")[1] == (
+        "self", "I'm hoping to finish it soon")
+    assert _clauses("I moved to Lisbon and opened a bakery.")[1] == ("self", "I opened a bakery")
+
+
+def test_a_fragment_or_an_elapsed_time_has_no_subject_to_supply():
+    """No one is the subject of "Oscar, my guinea pig" or of "Been a busy week": the clause
+    is another's, never the speaker's; a verb the tagger reads as a noun still is."""
+    assert _clauses("Oscar, my guinea pig.")[0][0] == "other"
+    assert _clauses("Been a busy week since we talked.")[0][0] == "other"
+    assert _clauses("Been a fan of jazz for years.")[0][0] == "none"
+    assert _clauses("I color-code achievements so I can track my progress.")[0][0] == "none"
+
+
+def test_a_claim_about_people_at_large_or_a_caption_is_not_the_speakers():
+    """A noun subject makes the speaker's claim only with "I", "me" or "my" in the clause:
+    "our" alone speaks of people at large; "Here's a pic I took" is a caption."""
+    assert _clauses("Pets have a way of touching our hearts.")[0][0] == "other"
+    assert _clauses("Here's a pic I took during my morning run.")[0][0] == "other"
+    assert _clauses("Painting is a way to express my feelings.")[0][0] == "own"
+    assert _clauses("Our kids love the beach.")[0][0] == "own"

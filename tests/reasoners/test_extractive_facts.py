@@ -79,7 +79,11 @@ def locomo_session(sample_id: str, session: int) -> list[Turn]:
         ("My dog is old", "Caroline's dog is old"),
         ("That book is mine", "That book is Caroline's"),
         ("It made me proud of myself", "It made Caroline proud of themself"),
-        ("We went camping with the kids", "Caroline and family went camping with the kids"),
+        ("We took my kids camping", "Caroline and family took their kids camping"),
+        # "we" is the speaker with the people named, or with no family of theirs named
+        ("We went camping with my kids", "Caroline went camping with their kids"),
+        ("We went camping with the kids", "Caroline went camping with the kids"),
+        ("We saved a family from a fire", "Caroline saved a family from a fire"),
         ("We're moving and our house is sold",
          "Caroline is moving and their house is sold"),  # never "and others"
         ("Our kids love it and it makes us happy",
@@ -87,6 +91,7 @@ def locomo_session(sample_id: str, session: int) -> list[Turn]:
         ("I moved to the US", "Caroline moved to the US"),
         ("i went out", "Caroline went out"),
         ("I take some me-time", "Caroline takes some me-time"),  # a hyphenated word is one
+        ("What can I say, I love it", "What can Caroline say, Caroline loves it"),  # inverted
     ],
 )
 def test_third_person_rewriting(sentence: str, expected: str) -> None:
@@ -121,11 +126,16 @@ def test_interjections_vocatives_and_subjectless_openings() -> None:
         turn("Yeah, Mel, I painted that lake sunrise last year!", speaker="Melanie"),
         turn("Gonna continue my edu and check out career options.", turn_id="t2"),
         turn("Just got back from a long trip to Spain.", turn_id="t3", speaker="Jon"),
+        turn("On another note, I just adopted a pup from a shelter.", turn_id="t4"),
+        turn("Speaking of special moments, I just left for a vacation in Portugal.",
+             turn_id="t5", speaker="Jon"),
     )
     assert facts == [
         "Melanie painted that lake sunrise in 2022.",
         "Caroline is going to continue their edu and check out career options.",
         "Jon just got back from a long trip to Spain.",
+        "Caroline just adopted a pup from a shelter.",
+        "Jon just left for a vacation in Portugal.",
     ]
 
 
@@ -404,3 +414,48 @@ def test_a_model_fact_that_names_the_speaker_goes_on_with_the_pronoun() -> None:
     fact = third_person(FactDraft(text="Priya thinks I need $60,000 for the deposit.",
                                   evidence=[said.id]), said, PRIYA)
     assert fact.text == "Priya thinks she needs $60,000 for the deposit."
+
+
+def test_facts_from_turns_read_as_written_notes():
+    """Each failure a reader saw in LoCoMo facts, on text written here: the verb of a past
+    sentence stays past ("when John hurt"), "we" of a pair or team gives no fact about the
+    speaker alone, the greeting, vocative and "since we last chatted" go, a subjectless
+    gerund is progressive, and a clause with the speaker as object ("Really made me think")
+    or an elapsed time ("Been a long week") is no claim by the speaker."""
+    texts = [("Maria", "Hey John, how are you?"),
+             ("John", "Last season, I had a major challenge when I hurt my ankle."),
+             ("John", "We both have similar interests, and we were teammates for four years."),
+             ("John", ("Hi Maria, since we last chatted, I'm volunteering as a mentor for a "
+                       "local school.")),
+             ("John", "Hoping my screenplay gets noticed and makes it to the screen."),
+             ("John", ("I ran a charity race last Saturday. Really made me think about taking "
+                       "care of our minds.")),
+             ("John", "Been a long week since we talked. I adopted a puppy.")]
+    turns = [turn(text, speaker, turn_id=f"t{i}") for i, (speaker, text) in enumerate(texts)]
+    facts = [f.text for f in extract_facts(turns).facts]
+    assert facts == [
+        "Last season, John had a major challenge when John hurt their ankle.",
+        "John is volunteering as a mentor for a local school.",
+        "John is hoping their screenplay gets noticed.",
+        "John ran a charity race on Saturday 6 May 2023.",
+        "John adopted a puppy."]
+
+
+def test_a_dash_parts_thoughts_and_dangling_words_go():
+    """A dash ends a thought as a full stop does ("- so exciting!" is no part of the win); a
+    clause ends on a word, not on "and" or "well"; an infinitive or "might be my favorite"
+    with no subject is no claim by the speaker; an adjective tag after "I" is still a verb."""
+    lines = ["I cherish time with family.",
+             "Always been interested in different cultures and countries.",
+             "I won my first chess tournament last week - so exciting!",
+             "I'm thinking about adopting a rescue dog - for love and to teach my kids.",
+             "Coconut ice cream - might be my new favorite snack.",
+             "I have been doing my fair share of research and, well, reading."]
+    facts = texts(*(turn(line, "Nate", turn_id=f"t{i}") for i, line in enumerate(lines)))
+    assert facts[:5] == [
+        "Nate cherishes time with family.",
+        "Nate has always been interested in different cultures and countries.",
+        "Nate won their first chess tournament the week before 8 May 2023.",
+        "Nate is thinking about adopting a rescue dog.",
+        "Nate has been doing their fair share of research."]
+    assert not any("favorite snack" in f or "to teach" in f for f in facts)

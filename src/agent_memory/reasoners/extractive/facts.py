@@ -30,7 +30,7 @@ from ..base import FactDraft, FactExtraction
 from .parse import Clause, clauses, parse
 from .person import SELF_WORDS as _SELF_WORDS
 from .person import YOU_WORDS as _YOU_WORDS
-from .person import Speaker, household_of, parse_pronouns, to_third_person
+from .person import Speaker, household_of, parse_pronouns, to_third_person, unnamed_group
 from .select import candidate, worth
 from .sentences import content_terms, entities, split_sentences, words
 
@@ -41,12 +41,19 @@ FACTS_PER_TURN = 2
 """At most this many facts per turn, the most probable first: one per thing worth keeping."""
 
 _INTERJECTION = re.compile(
-    r"^(?:(?:yeah|yes|yep|yup|nope|yay|whoa|oh|wow|well|so|haha+|hah|lol|omg|hey|aw+|um+|hmm+|"
+    r"^(?:(?:yeah|yes|yep|yup|nope|yay|whoa|oh|wow|well|so|haha+|hah|lol|omg|hey|hi|hello|aw+|um+|"
+    r"hmm+|"
     r"honestly|"
     r"actually|ah+|ok|okay|sure|absolutely|totally|true|definitely|nah|man|gosh|ugh|anyway|"
-    r"anyways|btw|by the way|also|and|but|plus|oh man|oh no|ha|then|noted)\b[\s,!.\u2026-]*)+",
+    r"anyways|btw|fyi|by the way|also|and|but|plus|oh man|oh no|ha|then|noted|as for me|"
+    r"what can i say|congrat\w*(?: on [\w' ]{1,30}?(?=,))?|"
+    r"besides that|(?:great|good|big|exciting) news|in other news|on (?:another|a \w+) note|"
+    r"speaking of (?:which|that|[\w' ]{1,30}?(?=,)))\b[\s,!.\u2026-]*)+",
     re.IGNORECASE,
 )
+_DASH = re.compile(r"\s*[\u2013\u2014]\s*|\s+-+\s+|(?<=\w)-+\s+")
+"""A dash between words: it parts two thoughts ("I won my first tournament - so exciting!")
+the way a full stop does."""
 _LABEL = re.compile(r"^[A-Za-z]+(?: [A-Za-z]+){0,2}:\s+(?=\S)")
 """A leading label such as "Quick update: " or "Note: "."""
 _SUBJECTLESS = re.compile(
@@ -54,7 +61,7 @@ _SUBJECTLESS = re.compile(
     r"trying to|looking forward to|heading|off to|still \w+ing|(?:so\s+|really\s+)?(?:glad|happy|"
     r"excited|thrilled|stoked|proud|grateful|thankful|lucky|sorry|sad|busy))"
     r"|(?P<just>just \w+ed|just got|just went|just finished)"
-    r"|(?P<been>been))\b",
+    r"|(?P<been>(?:always |never |just |really )?been))\b",
     re.IGNORECASE,
 )
 _HEDGE = re.compile(
@@ -223,7 +230,8 @@ def _rewrite(clause: Clause, speaker: Speaker) -> str:
     text = clause.text
     if clause.kind == "none" and words(text)[:1] != ["i"]:  # "I" the parse did not read
         given = _add_subject(text)
-        text = given if given != text else f"I {text[0].lower()}{text[1:]}"
+        lead = "I am" if clause.verb == "VBG" else "I"  # "Hoping my screenplay gets noticed"
+        text = given if given != text else f"{lead} {text[0].lower()}{text[1:]}"
     text = _GONNA.sub(r"\1 going to", to_third_person(text, speaker, clause.tags))
     return finish_sentence(text[:1].upper() + text[1:])
 
@@ -232,7 +240,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
              embed: Embed | None = None) -> list[FactDraft]:
     pending = []  # (turn, sentence with dates resolved), in order
     for turn in (t for t in turns if t.role == Role.USER):
-        for raw in split_sentences(turn.content):
+        for raw in (p for s in split_sentences(turn.content) for p in _DASH.split(s)):
             sentence = clean_sentence(raw, names)
             if sentence and not sentence.endswith("?") and (
                     _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):
@@ -241,7 +249,8 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         (turn, resolved, clause)
         for (turn, resolved), found in zip(
             pending, clauses(parse([r.text for _, r in pending]), names), strict=True)
-        for clause in found if candidate(clause)]
+        for clause in found if candidate(clause)
+        and not unnamed_group(clause.text, clause.sentence, speakers[speaker_name(turn)])]
     chosen: dict[str, list[tuple[float, int]]] = {}
     for index, p in enumerate(worth([c for _, _, c in candidates], embed)):
         if p >= FACT_THRESHOLD:

@@ -41,6 +41,8 @@ _OWN = frozenset(("my", "our", "mine", "ours"))
 _ANAPHORA = word_set("it that this these those them they one stuff everything there here")
 _BE = word_set("am 'm is 's are 're was were be been being")
 _QUOTES = frozenset('"\u201c\u201d')
+_HAVE = word_set("have 've has had 'd")
+_SPANS = word_set("time while day days week weeks month months year years ages")
 KINDS = ("self", "group", "own", "none", "other")
 """The clause kinds, in feature order."""
 
@@ -139,6 +141,45 @@ def _contracted(verb: Any) -> bool:
     return verb.i + 1 < len(verb.doc) and verb.doc[verb.i + 1].lower_ in ("na", "ta")
 
 
+def _shared_lead(subject: Any | None, verb: Any) -> list[Any] | None:
+    """The words a coordinated verb takes from the first clause: its subject and, for a verb
+    that cannot stand alone (no auxiliary of its own), the first verb's auxiliaries its form
+    needs: a modal for a base form ("I should start, or at least write down" -> "I should at
+    least write down"), "have" or a passive "be" for a participle ("I've worked", "I was
+    raised"), all of them for a gerund ("I'm hoping")."""
+    if subject is None:
+        return None
+    head = [c for c in verb.head.children
+            if c.dep_ in ("aux", "auxpass", "neg") and subject.i < c.i < verb.head.i]
+    if any(c.dep_.startswith("aux") for c in verb.children) or verb.lower_ in _BE | _HAVE:
+        head = []
+    passive = verb.tag_ == "VBD" and any(c.dep_ == "auxpass" for c in head) and not any(
+        c.dep_ == "dobj" for c in verb.children)  # "was born and raised"
+    return list(subject.subtree) + [
+        c for c in head if c.dep_ == "neg" or verb.tag_ == "VBG"
+        or verb.tag_ == "VB" and c.tag_ == "MD"
+        or (verb.tag_ == "VBN" or passive) and (c.lower_ in _HAVE or c.dep_ == "auxpass")]
+
+
+def _expletive(verb: Any) -> bool:
+    """A subjectless clause whose missing subject is not the speaker: a nominal fragment
+    ("Oscar, my guinea pig"; not a verb the tagger read as a noun: "Wish I had", "Gonna",
+    "I color-code achievements"), an infinitive ("To teach our kids"), "be" with a time span
+    ("Been a busy week") or the speaker's thing ("Might be my new favorite snack") as its
+    predicate, the speaker as an object ("Really made me think": "it" did), or a noun phrase
+    before the verb the parse did not make its subject ("My fam's small")."""
+    if verb.pos_ in ("NOUN", "PROPN", "NUM", "X", "SYM"):
+        return not _contracted(verb) and not any(
+            c.dep_ in ("ccomp", "xcomp", "dobj") or c.lower_ in _SELF for c in verb.children)
+    return any(c.dep_ == "aux" and c.lower_ == "to" or verb.lower_ in _BE and (
+        c.dep_ in ("attr", "npadvmod") and c.lower_ in _SPANS and verb.lower_ == "been"
+        or c.dep_ == "attr" and any(g.lower_ in _OWN for g in c.children))
+        for c in verb.children) or any(
+        t.lower_ == "me" or t.i < verb.i and t.pos_ in ("NOUN", "PROPN", "PRON")
+        and t.lower_ not in _SELF and t.dep_ != "npadvmod" and not t.ent_type_
+        for t in verb.subtree)
+
+
 def _kind(subject: Any | None) -> str:
     """Whose claim: read from the subject and its coordinated nouns and possessives."""
     if subject is None:
@@ -158,26 +199,42 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
     skip: set[int] = set()
     for child in verb.children:
         if (child.i in heads or child.dep_ in _DROP and not child.is_punct
-                or child.dep_ == "npadvmod" and child.lower_ in names):
+                or child.dep_ == "npadvmod" and child.lower_ in names or _since_we(child)):
             skip.update(t.i for t in child.subtree)
         elif (child.i < verb.i and (child.dep_ == "advmod" and child.lower_ in _DISCOURSE
                                     or child.dep_ == "mark" and child.lower_ in ("so", "that")
                                     and verb.dep_ == "advcl")
               and (subject is None or child.i < subject.i)):
             skip.add(child.i)
-    tokens = sorted((t for t in verb.subtree if t.i not in skip and t.lower_ not in names
+    tokens = sorted((t for t in verb.subtree if t.i not in skip and not _named(t, names)
                      and not t.is_space), key=lambda t: t.i)  # a non-projective parse too
     kept = {t.i for t in tokens}  # a comma or dash stays between two words kept
-    tokens = [t for t in tokens if not t.is_punct or t.text in _QUOTES or (
+    tokens = [t for t in tokens if not t.is_punct or t.text in _QUOTES or t.text == "%" or (
         {t.i - 1, t.i + 1} <= kept if t.text in ",;:-\u2013\u2014" else t.head != verb)]
     if sum(t.text in _QUOTES for t in tokens) % 2:  # a quotation the clause cuts: no marks
         tokens = [t for t in tokens if t.text not in _QUOTES]
     while tokens and (tokens[0].is_punct and tokens[0].text not in _QUOTES
                       or tokens[0].dep_ in ("cc", "intj")):
         tokens.pop(0)
-    while tokens and tokens[-1].is_punct and tokens[-1].text not in _QUOTES:
+    while tokens and (tokens[-1].is_punct and tokens[-1].text not in _QUOTES
+                      or tokens[-1].dep_ in ("cc", "intj") or tokens[-1].tag_ == "UH"):
+        # a dangling "research and", "through a lot, yet", "and, well"
         tokens.pop()
     return tokens, subject
+
+
+def _named(token: Any, names: frozenset[str]) -> bool:
+    """A speaker's name, or a short form of it set off by a comma ("I agree, Mel")."""
+    return token.lower_ in names or token.pos_ == "PROPN" and len(token) >= 3 and any(
+        n.startswith(token.lower_) for n in names) and token.i and token.nbor(-1).text == ","
+
+
+def _since_we(clause: Any) -> bool:
+    """An adverbial clause of "we" with no noun ("since we last talked", "after we chatted"):
+    the conversation's own frame, not part of the claim."""
+    return clause.dep_ == "advcl" and any(
+        c.dep_ in _SUBJECTS and c.lower_ == "we" for c in clause.children) and not any(
+        t.pos_ in ("NOUN", "PROPN", "NUM") for t in clause.subtree)
 
 
 def _words(tokens: list[Any]) -> str:
@@ -213,23 +270,25 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
             for verb in verbs:
                 tokens, subject = _clause(verb, heads, names)
                 if subject is None and verb.dep_ == "conj":
-                    subject, lead = shared, shared  # "... and work as": the first subject
+                    subject, lead = shared, _shared_lead(shared, verb)  # "... and work as"
                 else:
                     shared, lead = subject, None
                 kind = _kind(subject)
-                if (kind == "none" and verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
-                        and not _contracted(verb)):
-                    kind = "other"  # an imperative: "Check this out"
+                if kind == "none" and (verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
+                                       and not _contracted(verb) or _expletive(verb)) or (
+                        lead and verb.tag_ == "VBG" and lead[-1].dep_ not in ("aux", "neg")):
+                    kind = "other"  # an imperative, a fragment, "Been a week", "we had fun and
+                    # creating memories" (a gerund with no auxiliary to share)
                 elif kind == "other" and (subject.pos_ in ("NOUN", "PROPN")
                                           or subject.tag_ == "VBG") and any(
-                        t.lower_ in _SELF or t.lower_ in _OWN for t in tokens):
-                    # "Painting is a way to express my feelings", "Losing my job was hard"
+                        t.lower_ in _SELF or t.lower_ in ("my", "mine") for t in tokens) and not any(
+                        c.lower_ == "here" for c in verb.children):
+                    # "Painting is a way to express my feelings", "Losing my job was hard"; not
+                    # people at large ("Pets lift our spirits") nor a caption ("Here's a pic I took")
                     kind = "own"
                 if not tokens:
                     continue
-                text = _words(tokens)
-                if lead is not None:
-                    text = f"{_words(list(lead.subtree))} {text}"
+                text = _words(tokens) if lead is None else f"{_words(lead)} {_words(tokens)}"
                 aux = next((c.tag_ for c in verb.children if c.dep_ == "aux"), verb.tag_)
                 tags = {t.lower_: t.tag_ for t in reversed(tokens)}  # the first occurrence
                 found.append(Clause(

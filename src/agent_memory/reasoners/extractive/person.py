@@ -44,10 +44,14 @@ SELF_WORDS = word_set("i i'm i've i'd i'll my me mine we we're we've we'd we'll 
 YOU_WORDS = word_set("you you're you've you'd you'll your yours yourself")
 """Words by which a speaker addresses the listener (lower-cased)."""
 _FAMILY_WORDS = re.compile(
-    r"\b(?:kids?|children|child|son|daughter|husband|wife|partner|family|mom|dad|mother|"
-    r"father|parents|sister|brother|baby|grandma|grandpa|fiance|fiancee|boyfriend|girlfriend)\b",
-    re.IGNORECASE,
-)
+    r"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:kids?|children|child|sons?|daughters?|husband|wife|"
+    r"partner|family|fam|mom|dad|mother|father|parents|sisters?|brothers?|baby|grandma|grandpa|"
+    r"fianc[eé]e?|boyfriend|girlfriend)\b", re.IGNORECASE)
+"""The speaker's own family named in a sentence ("my kids", "our little family"): the "we"
+it may mean ("save a family from a fire" names none)."""
+_COLLECTIVE = re.compile(r"\b(?:together|both|each ?other|one another|all of us|(?:we|us) all|"
+                         r"as a team|teammates|join(?:s|ed|ing)? forces)\b", re.IGNORECASE)
+"""Words that make "we" more than the speaker: a reciprocal or collective predicate."""
 _HOUSEHOLD = re.compile(
     r"\bmy (husband|wife|partner|fianc[eé]e?|boyfriend|girlfriend|family|kids|children)\b",
     re.IGNORECASE,
@@ -60,10 +64,9 @@ _ADVERBS = word_set(
 )
 _FLOATING = word_set("all both each")
 """Floating quantifiers between a subject and its verb ("we all know")."""
-_NEVER_VERBS = frozenset(("DT", "PDT", "IN", "CC", "JJ", "JJR", "JJS", "PRP", "PRP$", "WDT",
-                          "UH"))
+_NEVER_VERBS = frozenset(("DT", "PDT", "IN", "CC", "JJR", "JJS", "PRP", "PRP$", "WDT", "UH"))
 """Tags of words that are never the verb to put in agreement (adverbs, ``RB*``, are skipped
-before it)."""
+before it; an adjective right after "I" is a verb the tagger misread: "I cherish")."""
 _THIRD_SINGULAR = {
     "am": "is", "have": "has", "do": "does", "go": "goes", "haven't": "hasn't",
     "don't": "doesn't", "are": "is", "were": "was", "weren't": "wasn't", "aren't": "isn't",
@@ -79,6 +82,8 @@ _KEEP_VERB = word_set(
     and or but as to in at for with the a an of on if than that who which when while myself
     too not also"""
 )
+_INVERTING = word_set("can could will would should shall may might must do does did")
+"""Auxiliaries before "I" in an inverted clause ("What can I say"): the verb after "I" stays."""
 PRONOUNS: dict[str, tuple[str, str, str, str, str]] = {
     "she": ("she", "her", "her", "hers", "herself"),
     "he": ("he", "him", "his", "his", "himself"),
@@ -114,6 +119,18 @@ def household_of(text: str) -> str | None:
     """The partner or family noun in "my husband", "my kids", ... (lower-cased), if any."""
     match = _HOUSEHOLD.search(text)
     return match.group(1).lower() if match else None
+
+
+def unnamed_group(clause: str, sentence: str, speaker: Speaker) -> bool:
+    """Whether ``clause`` (of ``sentence``) says "we" of a group the rewrite cannot name: its
+    sentence has a collective predicate ("we both have similar interests", "we were
+    teammates", "chasing our dreams and helping each other") and neither the speaker's
+    household is known nor their family named. The speaker alone would misreport it
+    ("Joanna both has ..."); "and others" says nothing."""
+    return (not speaker.household and bool(_COLLECTIVE.search(sentence))
+            and not _FAMILY_WORDS.search(sentence)
+            and any(w in ("we", "we're", "we've", "we'll", "we'd", "us", "our")
+                    for w in re.findall(r"[a-z']+", clause.lower())))
 
 
 def _s_form(verb: str) -> str:
@@ -188,7 +205,9 @@ def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = Non
     if low in _THIRD_SINGULAR:
         tokens[j] = _THIRD_SINGULAR[low]
     elif tag is not None and "'" not in low and not verb[0].isupper():
-        if tag in ("VBP", "VB"):
+        past = low.endswith("ed") and not low.endswith("eed") or low in _KEEP_VERB and any(
+            t == "VBD" for t in tags.values())  # "roasted", "when I hurt" beside a past verb
+        if tag in ("VBP", "VB") and not past:
             tokens[j] = _s_form(low)
     elif low in _KEEP_VERB or low.endswith("ed") or "'" in low or verb[0].isupper():
         return
@@ -202,7 +221,8 @@ def _group(speaker: Speaker, sentence: str, name: str) -> str:
     forms = PRONOUNS.get(speaker.pronoun or "")
     if speaker.household:
         return f"{name} and {forms[2]} {speaker.household}" if forms else f"{name} and family"
-    return f"{name} and family" if _FAMILY_WORDS.search(sentence) else name
+    kin = _FAMILY_WORDS.search(sentence)  # "we went camping with my kids": the speaker went
+    return f"{name} and family" if kin and sentence[:kin.start()].split()[-1:] != ["with"] else name
 
 
 _CONTRACTION_TAIL = {"i'm": "is", "i've": "has", "i'll": "will"}
@@ -270,8 +290,8 @@ def to_third_person(sentence: str, speaker: Speaker | str,
             if at_start:
                 subject_first = True
             mentioned = True
-            if low == "i" and not compound:
-                _agree(tokens, i, tags)
+            if low == "i" and not compound and before not in _INVERTING:
+                _agree(tokens, i, tags)  # "can I say": the verb before the subject agrees
             continue
         pair = _self_after(tokens, i) if low == "my" and not mentioned else None
         if pair is not None:  # "my husband and I want" -> "Priya and her husband want"
