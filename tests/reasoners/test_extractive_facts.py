@@ -240,6 +240,14 @@ async def test_reasoner_interface() -> None:
     assert result.facts[0].category == "work"
 
 
+def test_a_fact_takes_the_date_of_its_own_clause_only():
+    """The day another clause of the sentence names is not when this claim began."""
+    facts = extract_facts([turn("I get nervous when markets drop, I sold everything in 2020 "
+                                "and regretted it.", speaker="Priya")]).facts
+    assert facts[0].text == "Priya gets nervous when markets drop."
+    assert facts[0].occurred_at is None
+
+
 # --- real conversations ----------------------------------------------------------------------
 
 @pytest.mark.dataset

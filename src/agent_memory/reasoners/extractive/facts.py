@@ -261,13 +261,15 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         for p, index in sorted(best, key=lambda pair: pair[1]):
             _, resolved, clause = candidates[index]
             text = _rewrite(clause, speakers[speaker_name(turn)])
+            day = next((m.date for m in resolved.mentions if m.date and re.sub(  # the clause's own
+                r"(?i)^(?:on|in) ", "", m.replacement) in clause.text), None)  # ("... in 2020")
             category = categorize(clause.text)
             facts.append(FactDraft(
                 text=text, subject=speaker_name(turn), category=category, evidence=[turn.id],
                 confidence=round(min(0.5 + 0.45 * p, HEDGED_CONFIDENCE)
                                  if _HEDGE.search(clause.text) else 0.5 + 0.45 * p, 2),
-                importance=score_importance(text, category, resolved.date is not None),
-                occurred_at=resolved.date.isoformat() if resolved.date else None))
+                importance=score_importance(text, category, day is not None),
+                occurred_at=day.isoformat() if day else None))
     return facts
 
 

@@ -4,19 +4,21 @@ A sentence is parsed with spaCy's small English pipeline (``en_core_web_sm``, MI
 et al., spaCy 3), loaded once per process on first use and shared by every thread behind a
 lock. Each verb that heads a sentence, and each verb coordinated with it (``conj``), heads one
 clause: "I live in Boston and work as a pharmacist" gives "I live in Boston" and "I work as a
-pharmacist" (the coordinated verb shares the first subject); a consequence opened by "so" with
-its own subject is a clause of its own ("we moved in May, so the search starts over"). A
-clause keeps its verb's whole subtree except the coordinated clauses, the conjunction,
-interjections, vocatives and discourse words ("Yeah, Mel, so I ..."); a comma or dash stays
-between two words it keeps ("When I was a kid, I loved painting"). Its :attr:`Clause.kind`
-says whose claim it is:
+pharmacist" (the coordinated verb shares the first subject, and the auxiliaries its form
+needs); a consequence opened by "so" with its own subject is a clause of its own ("we moved in
+May, so the search starts over"). A clause keeps its verb's whole subtree except the
+coordinated clauses, the conjunction, interjections, vocatives, discourse words ("Yeah, Mel, so
+I ...") and a frame such as "since we last talked"; a comma or dash stays between two words it
+keeps ("When I was a kid, I loved painting"). Its :attr:`Clause.kind` says whose claim it is:
 
 - ``self``: the subject is "I" (or "me" as in "Me and my wife ...");
 - ``group``: the subject is "we";
 - ``own``: the subject holds "my"/"our" ("My daughter turned five"), or is a noun in a
-  clause that mentions the speaker ("Painting is a way to express my feelings");
-- ``none``: no subject ("Just got back from Paris"; imperatives such as "Let me know" are
-  ``other``);
+  clause that mentions the speaker as "I", "me" or "my" ("Painting is a way to express my
+  feelings");
+- ``none``: no subject, the speaker's left out ("Just got back from Paris"; imperatives such
+  as "Let me know" and fragments whose missing subject is not the speaker, such as "Been a
+  busy week", are ``other``);
 - ``other``: anything else ("It was so fun", "You should go").
 """
 
