@@ -280,3 +280,26 @@ async def test_a_fact_of_two_coordinated_claims_becomes_two_and_a_move_retires_o
                                attributes=AttributeIndex(local_embedder.embed_sync),
                                lexicon=lexicon)
     assert {(c.first_id, c.second_id) for c in decision.contradictions} == {("f0", "move")}
+
+
+async def test_a_turn_only_reported_as_talked_about_is_asked_again():
+    """"Priya discussed her preference for email summaries" remembers the talk, not the
+    preference (the grounding check refuses it): the turn is asked again with the narrower
+    prompt, and the preference the second answer states is kept."""
+    turns = _turns(("user", "I'm 34 and I work as a nurse at the hospital."),
+                   ("user", "I prefer a short email summary after each meeting instead of calls."))
+    chat = ScriptedChatModel([
+        {"facts": [_fact("Priya is 34.", "s2:0"),
+                   _fact("Priya discussed her preference for email summaries.", "s2:1")]},
+        {"facts": [_fact("Priya prefers a short email summary after each meeting.", "s2:1")]},
+    ])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
+             .extract_facts(turns)).facts
+    assert facts[-1].text == "Priya prefers a short email summary after each meeting."
+    shown = re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][-1]["content"],
+                       re.MULTILINE)
+    assert shown == ["s2:1"]
+    # a talk with someone named is a fact of her life and covers its turn
+    sister = FactDraft(text="Priya talked with her sister about the move.", evidence=["s2:1"])
+    age = FactDraft(text="Priya is 34 and works as a nurse.", evidence=["s2:0"])
+    assert uncovered(turns, [age, sister]) == []

@@ -30,9 +30,10 @@ sentences -- each citing the turns it came from. :class:`Grounder` accepts a cla
    with only assistant turns, in a thread with user turns) is not memory of the user
    (``about the assistant``); a fact that reports the conversation itself, a verb of what a
    talk was about (:data:`_SPEAKING`) with an assistant-side speaker named ("Priya discussed
-   the house search with her advisor") or with no one named at all (:data:`_TALKED`:
-   "discussed her preference for email summaries"), is no memory of her life either
-   (``report of the conversation``; summaries may report the conversation).
+   the house search with her advisor") or with no one named at all
+   (:mod:`agent_memory.text.talk`: "discussed her preference for email summaries"), is no
+   memory of her life either (``report of the conversation``; summaries may report the
+   conversation).
 
 A claim refused by rules 3-5 whose words are in a *neighbouring* turn of its subject (or, with
 no subject, of the speaker it cites) -- at most :data:`NEIGHBOUR_TURNS` positions from a cited
@@ -60,6 +61,7 @@ import numpy as np
 from ..embedders.base import Embedder
 from ..models import Role, Turn
 from ..text.injection import injection_reason
+from ..text.talk import reported_talk
 from .support import (
     SpeakerRoster,
     content_words,
@@ -88,11 +90,6 @@ _SPEAKING = re.compile(
     r"consult(?:s|ed)?|review(?:s|ed)?|went over|go(?:es)? over)\b", re.IGNORECASE)
 """Verbs by which a fact reports what a conversation was about rather than the speaker's life.
 Verbs that carry content ("told her advisor she is pregnant") are not among them."""
-
-_TALKED = re.compile(r"\b(?:discuss(?:es|ed)?|talk(?:s|ed)? about|chat(?:s|ted)? about|"
-                     r"spoke about|speaks? about|went over)\b(?!.*\bwith\b)", re.IGNORECASE)
-"""A talk with no one named ("discussed her preference for email summaries", "talked about
-moving"): the conversation being remembered, whoever the other speaker is."""
 
 NEIGHBOUR_TURNS = 2
 """How far (in turn positions of the same thread) a repaired citation may move."""
@@ -353,8 +350,8 @@ def _conversation(text: str, roster: SpeakerRoster) -> str:
     for name in sorted(roster.assistants):
         if re.search(rf"\b{re.escape(name.split()[0])}\b", text, re.IGNORECASE):
             return f"{speaking.group(0)} ... {name}"
-    alone = _TALKED.search(text)
-    return f"{alone.group(0)}, with no one named" if alone else ""
+    alone = reported_talk(text)
+    return f"{alone}, with no one named" if alone else ""
 
 
 def _said_by(turn: Turn, names: frozenset[str], roster: SpeakerRoster) -> bool:

@@ -25,10 +25,11 @@
 - **Missed disclosures**: small models sometimes answer ``{"facts": []}`` for turns full of
   self-disclosures ("I'm 34 and I work as a nurse"), only a fact from a planted
   instruction, or a vague fact that drops what the turn states ("Priya updated her budget
-  for the house" for "Our budget for the house is now $480,000"). The clear
+  for the house" for "Our budget for the house is now $480,000"), or a report that the
+  turn was talked about ("Priya discussed her preference for email summaries"). The clear
   self-disclosures (:func:`self_disclosures`) the answer missed (:func:`uncovered`: all of
-  them when no fact cites one, else those stating a number that no fact keeps, narrowed to
-  the statements holding it) are asked once more with the narrower prompt of
+  them when no fact cites one, else those only reported as talked about and those stating a
+  number that no fact keeps, narrowed to the statements holding it) are asked once more with the narrower prompt of
   :func:`~.prompts.disclosure_messages` (only those turns, one question), and the facts of
   both answers are kept.
 """
@@ -45,6 +46,7 @@ from ..models import Turn
 from ..text.dates import resolve_dates
 from ..text.injection import injection_reason
 from ..text.numbers import numbers_in
+from ..text.talk import reported_talk
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
 from .extractive.facts import speaker_name, speakers_of
@@ -237,12 +239,19 @@ def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[T
     a missing number, when there are any ("I have $7,000 left": a 1.5B model asked about the
     whole turn again gave the payment again), else whole ("Only 2% right now."). A fact that
     keeps the number but cites the neighbouring turn covers it: the grounding check repairs
-    such citations."""
+    such citations. A fact that only reports the talk ("Priya discussed her preference for
+    email summaries", :func:`agent_memory.text.talk.reported_talk`; the grounding check refuses
+    it) covers nothing: its turn is asked again whole."""
+    talked = {i for f in facts if reported_talk(f.text) for i in f.evidence}
+    facts = [f for f in facts if not reported_talk(f.text)]
     if not any(t.id in f.evidence for t in disclosures for f in facts):
         return list(disclosures)
     kept = frozenset().union(*(numbers_in(f.text) for f in facts))
     out = []
     for turn in disclosures:
+        if turn.id in talked and not any(turn.id in f.evidence for f in facts):
+            out.append(turn)  # only reported as talked about
+            continue
         if not numbers_in(turn.content) - kept:
             continue
         # only the statements that hold the missing numbers, when they stand on their own
