@@ -191,8 +191,8 @@ async def test_role_labels_of_the_prompt_are_taken_out_and_facts_end_with_a_stop
 
 async def test_a_fact_that_drops_the_turns_numbers_sends_that_turn_again_narrower():
     """A vague fact ("updated her budget") for a turn that states an amount leaves the turn
-    uncovered: only that turn is asked again, and the fact the narrower answer gives is kept
-    beside the first answer's."""
+    uncovered: only that turn is asked again, and the fact the narrower answer gives takes
+    the vague one's place; the first answer's other facts stay."""
     turns = _turns(("user", "We moved to Portland in May, so the house search starts over."),
                    ("assistant", "Shall we revisit the deposit target?"),
                    ("user", "Yes. Our budget for the house is now $480,000."))
@@ -203,7 +203,8 @@ async def test_a_fact_that_drops_the_turns_numbers_sends_that_turn_again_narrowe
     ])
     facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
              .extract_facts(turns)).facts
-    assert [f.text for f in facts][-1] == "Priya's budget for the house is now $480,000."
+    assert [f.text for f in facts] == ["Priya moved to Portland in May 2024.",
+                                       "Priya's budget for the house is now $480,000."]
     assert len(chat.requests) == 2
     shown = re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][-1]["content"],
                        re.MULTILINE)
@@ -303,3 +304,13 @@ async def test_a_turn_only_reported_as_talked_about_is_asked_again():
     sister = FactDraft(text="Priya talked with her sister about the move.", evidence=["s2:1"])
     age = FactDraft(text="Priya is 34 and works as a nurse.", evidence=["s2:0"])
     assert uncovered(turns, [age, sister]) == []
+
+
+def test_only_a_vague_fact_about_what_the_exact_one_states_gives_way():
+    from agent_memory.reasoners.openai_facts import superseded_out
+
+    vague = FactDraft(text="Priya updated her deposit target.", evidence=["s2:4"])
+    other = FactDraft(text="Priya feels relieved about the move.", evidence=["s2:4"])
+    elsewhere = FactDraft(text="Priya updated her deposit plan.", evidence=["s2:0"])
+    exact = FactDraft(text="Priya thinks she needs $60,000 for the deposit.", evidence=["s2:4"])
+    assert superseded_out([vague, other, elsewhere], [exact], ["priya"]) == [other, elsewhere]

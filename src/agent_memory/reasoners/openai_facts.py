@@ -31,7 +31,9 @@
   them when no fact cites one, else those only reported as talked about and those stating a
   number that no fact keeps, narrowed to the statements holding it) are asked once more with the narrower prompt of
   :func:`~.prompts.disclosure_messages` (only those turns, one question), and the facts of
-  both answers are kept.
+  both answers are kept, except a first-answer fact the second states more exactly
+  (:func:`superseded_out`: "Priya updated her deposit target" beside "Priya thinks she needs
+  $60,000 for the deposit").
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ from .base import FactDraft, FactExtraction
 from .extractive.facts import speaker_name, speakers_of
 from .extractive.parse import parse
 from .extractive.person import Speaker, to_third_person
-from .extractive.sentences import split_sentences
+from .extractive.sentences import content_terms, split_sentences
 from .structured import OutputRejected, schema_text
 
 if TYPE_CHECKING:
@@ -276,12 +278,31 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtract
         r.context_tokens, fixed, r.context_tokens // chunking.FACT_ANSWER_SHARE)
     facts: list[FactDraft] = []
     for part in chunking.pack_turns(turns, budget):
-        found = await _extract_part(r, part, prompts.fact_messages(part, schema))
-        if missed := uncovered(self_disclosures(part), found.facts):
-            found = found.model_copy(update={"facts": [*found.facts, *(await _extract_part(
-                r, missed, prompts.disclosure_messages(missed, schema))).facts]})
-        facts += await run_in_worker(_written, found.facts, part)
+        found = (await _extract_part(r, part, prompts.fact_messages(part, schema))).facts
+        if missed := uncovered(self_disclosures(part), found):
+            again = (await _extract_part(
+                r, missed, prompts.disclosure_messages(missed, schema))).facts
+            found = [*superseded_out(found, again, subject_words(part)), *again]
+        facts += await run_in_worker(_written, found, part)
     return FactExtraction(facts=facts)
+
+
+def superseded_out(first: Sequence[FactDraft], again: Sequence[FactDraft],
+                   names: Sequence[str] = ()) -> list[FactDraft]:
+    """``first`` without the facts the narrower answer ``again`` states more exactly: a fact
+    with no number citing a turn for which ``again`` gives a fact with a number about the
+    same thing (a content word shared, the speakers' ``names`` aside): "Priya updated her
+    deposit target" beside "Priya thinks she needs $60,000 for the deposit"."""
+    exact = [(set(f.evidence), set(content_terms(f.text, names)))
+             for f in again if numbers_in(f.text)]
+    return [f for f in first if numbers_in(f.text) or not any(
+        ids & set(f.evidence) and terms & set(content_terms(f.text, names))
+        for ids, terms in exact)]
+
+
+def subject_words(turns: Sequence[Turn]) -> list[str]:
+    """The lower-cased words of the speakers' names in ``turns``."""
+    return sorted({w.lower() for t in turns if t.speaker for w in t.speaker.split()})
 
 
 def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
