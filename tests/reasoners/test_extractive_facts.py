@@ -467,3 +467,7 @@ def test_a_dash_parts_thoughts_and_dangling_words_go():
         "Nate is thinking about adopting a rescue dog.",
         "Nate has been doing their fair share of research."]
     assert not any("favorite snack" in f or "to teach" in f for f in facts)
+    # no subject is supplied after a dash: the aside may have cut the subject off
+    aside = texts(turn("My best friend from college \u2014 the one I told you about \u2014 just "
+                       "got engaged to a pilot.", "Nate"))
+    assert not any(f.startswith("Nate just got engaged") for f in aside)

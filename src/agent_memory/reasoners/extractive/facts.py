@@ -238,18 +238,19 @@ def _rewrite(clause: Clause, speaker: Speaker) -> str:
 
 def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, Speaker],
              embed: Embed | None = None) -> list[FactDraft]:
-    pending = []  # (turn, sentence with dates resolved), in order
+    pending = []  # (turn, sentence with dates resolved, after a dash), in order
     for turn in (t for t in turns if t.role == Role.USER):
-        for raw in (p for s in split_sentences(turn.content) for p in _DASH.split(s)):
+        for k, raw in ((k, p) for s in split_sentences(turn.content)
+                       for k, p in enumerate(_DASH.split(s))):
             sentence = clean_sentence(raw, names)
             if sentence and not sentence.endswith("?") and (
                     _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):
-                pending.append((turn, resolve_dates(sentence, turn.created_at)))
-    candidates = [
+                pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
+    candidates = [  # no subject supplied after a dash: "My sister - the one in Boston - had a baby"
         (turn, resolved, clause)
-        for (turn, resolved), found in zip(
-            pending, clauses(parse([r.text for _, r in pending]), names), strict=True)
-        for clause in found if candidate(clause)
+        for (turn, resolved, aside), found in zip(
+            pending, clauses(parse([r.text for _, r, _ in pending]), names), strict=True)
+        for clause in found if candidate(clause) and not (aside and clause.kind == "none")
         and not unnamed_group(clause.text, clause.sentence, speakers[speaker_name(turn)])]
     chosen: dict[str, list[tuple[float, int]]] = {}
     for index, p in enumerate(worth([c for _, _, c in candidates], embed)):
