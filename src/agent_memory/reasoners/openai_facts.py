@@ -31,9 +31,11 @@
   them when no fact cites one, else those only reported as talked about and those stating a
   number that no fact keeps, narrowed to the statements holding it) are asked once more with the narrower prompt of
   :func:`~.prompts.disclosure_messages` (only those turns, one question), and the facts of
-  both answers are kept, except a first-answer fact the second states more exactly
-  (:func:`superseded_out`: "Priya updated her deposit target" beside "Priya thinks she needs
-  $60,000 for the deposit").
+  both answers are kept.
+- **Exact over vague**: a fact keeping none of the numbers its turn states gives way to a fact
+  of the same turn that keeps one and shares a content word with it (:func:`superseded_out`:
+  "Priya updated her deposit target" beside "Priya thinks she needs $60,000 for the
+  deposit").
 """
 
 from __future__ import annotations
@@ -280,29 +282,26 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtract
     for part in chunking.pack_turns(turns, budget):
         found = (await _extract_part(r, part, prompts.fact_messages(part, schema))).facts
         if missed := uncovered(self_disclosures(part), found):
-            again = (await _extract_part(
-                r, missed, prompts.disclosure_messages(missed, schema))).facts
-            found = [*superseded_out(found, again, subject_words(part)), *again]
-        facts += await run_in_worker(_written, found, part)
+            found = [*found, *(await _extract_part(
+                r, missed, prompts.disclosure_messages(missed, schema))).facts]
+        facts += await run_in_worker(_written, superseded_out(found, part), part)
     return FactExtraction(facts=facts)
 
 
-def superseded_out(first: Sequence[FactDraft], again: Sequence[FactDraft],
-                   names: Sequence[str] = ()) -> list[FactDraft]:
-    """``first`` without the facts the narrower answer ``again`` states more exactly: a fact
-    with no number citing a turn for which ``again`` gives a fact with a number about the
-    same thing (a content word shared, the speakers' ``names`` aside): "Priya updated her
-    deposit target" beside "Priya thinks she needs $60,000 for the deposit"."""
-    exact = [(set(f.evidence), set(content_terms(f.text, names)))
-             for f in again if numbers_in(f.text)]
-    return [f for f in first if numbers_in(f.text) or not any(
-        ids & set(f.evidence) and terms & set(content_terms(f.text, names))
-        for ids, terms in exact)]
-
-
-def subject_words(turns: Sequence[Turn]) -> list[str]:
-    """The lower-cased words of the speakers' names in ``turns``."""
-    return sorted({w.lower() for t in turns if t.speaker for w in t.speaker.split()})
+def superseded_out(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
+    """``facts`` without those another states more exactly: a fact keeping none of the numbers
+    its cited turn states, when another fact citing that turn keeps one and shares a content
+    word with it (the speakers' names aside): "Priya updated her deposit target" goes beside
+    "Priya thinks she needs $60,000 for the deposit" for "We now think we need $60,000 for the
+    deposit". A fact citing a turn with no number stays ("Anika was born in January, so her
+    education matters": two claims)."""
+    stated = {t.id: numbers_in(t.content) for t in turns}
+    names = sorted({w.lower() for t in turns if t.speaker for w in t.speaker.split()})
+    exact = [(set(f.evidence), numbers_in(f.text), set(content_terms(f.text, names)))
+             for f in facts if numbers_in(f.text)]
+    return [f for f in facts if numbers_in(f.text) or not any(  # the same turn's number
+        i in ids and numbers & stated.get(i, frozenset()) and terms & set(content_terms(
+            f.text, names)) for i in f.evidence for ids, numbers, terms in exact)]
 
 
 def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
