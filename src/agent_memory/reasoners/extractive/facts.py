@@ -41,9 +41,8 @@ FACTS_PER_TURN = 2
 """At most this many facts per turn, the most probable first: one per thing worth keeping."""
 
 _INTERJECTION = re.compile(
-    r"^(?:(?:yeah|yes|yep|yup|nope|yay|whoa|oh|wow|well|so|haha+|hah|lol|omg|hey|hi|hello|aw+|um+|"
-    r"hmm+|"
-    r"honestly|"
+    r"^(?:(?:yeah|yes|yep|yup|nope|yay|whoa|oh|wow|well|so|haha+|hah|lol|omg|hey|hi|hello|aw+|"
+    r"um+|hmm+|honestly|"
     r"actually|ah+|ok|okay|sure|absolutely|totally|true|definitely|nah|man|gosh|ugh|anyway|"
     r"anyways|btw|fyi|by the way|also|and|but|plus|oh man|oh no|ha|then|noted|as for me|"
     r"what can i say|congrat\w*(?: on [\w' ]{1,30}?(?=,))?|"

@@ -15,13 +15,16 @@ of the sentence is kept verbatim):
   except in a compound subject ("my husband and I want" keeps "want"). With the sentence's
   part-of-speech tags (``tags``, from the parse) a present-tense verb (``VBP``/``VB``) takes
   its -s form and any other tag stays, so "we need" becomes "Priya needs" although "need"
-  ends like a past form; without tags a word list and the -ed ending decide.
+  ends like a past form; without tags a word list and the -ed ending decide. A verb after an
+  inverted auxiliary ("What can I say") and a past form ("roasted"; "hurt" beside a past
+  verb) stay.
 - "my <noun phrase> and I" becomes "<name> and <possessive> <noun phrase>" ("Priya and her
   husband"; "their" when the pronouns are unknown), and later we/us/our refer to that group.
 - A clause coordinated with the sentence's own subject drops the repeated subject
   ("I'm 34 and I work as a nurse" -> "Priya is 34 and works as a nurse").
 - we/us: the speaker's household when known ("Priya and her husband", :class:`Speaker`), else
-  "Priya and family" when the sentence mentions family, else the speaker alone ("we went
+  "Priya and family" when the sentence names the speaker's own family ("we took my kids
+  camping"; not "we went camping with my kids"), else the speaker alone ("we went
   camping" -> "Priya went camping"; a later "we" takes their pronoun when known: "We think we
   need" -> "Priya thinks she needs"); once a group is named (or "X and I" was seen) later
   we/us/our become they/them/their.
