@@ -161,6 +161,9 @@ def test_split_sentences_and_tracing_text():
         "Caroline is 34.", "She lives in Lisbon... mostly"]
     assert tracing_text("[15 July 2023] Melanie: Caroline's art is great", NAMES) == \
         "art is great"
+    # the group written for "we" goes with the name: the turn said "we"
+    assert tracing_text("Melanie and family ate good food.", NAMES) == "ate good food."
+    assert tracing_text("Caroline and her partner moved.", NAMES) == "moved."
 
 
 def _profile(embedder, profile, turns):

@@ -29,8 +29,9 @@ Definitions (fixed here so that a change to the reasoners never moves the yardst
   when that turn is a user turn (not assistant, tool or system) and, when the sentence names
   one of the conversation's speakers, the first name it mentions is that turn's speaker. So a
   line taken from an advisor's turn, or "Caroline ..." read off Melanie's turn, is not own.
-  Both sides are embedded as :func:`tracing_text`: speaker names and a leading ``[date]``
-  removed. Measured on the first LoCoMo dev conversation, tracing whole turns with the names
+  Both sides are embedded as :func:`tracing_text`: speaker names, the group a fact writes
+  for "we" ("Melanie and family", which otherwise traced "Melanie and family ate good food"
+  to the other speaker's "Family is everything") and a leading ``[date]`` removed. Measured on the first LoCoMo dev conversation, tracing whole turns with the names
   left in picked a turn of the *other* speaker for 11 of 14 profile sentences, because
   all-MiniLM-L6-v2 weighs a name heavily and the other speaker addresses the person by name
   ("Wow, Caroline! ..."); sentence-level tracing with the names removed picked the right
@@ -343,13 +344,15 @@ def _first_name(sentence: str, names: Sequence[str]) -> str | None:
 
 def tracing_text(text: str, names: Sequence[str]) -> str:
     """``text`` as embedded for tracing: a leading ``[...]`` date tag and every speaker name
-    (with a possessive ``'s`` or a following ``:``) removed, whitespace collapsed.
+    (with a possessive ``'s``, a following ``:``, or the group a fact writes for "we": "and
+    family", "and her husband") removed, whitespace collapsed.
 
     Example: ``tracing_text("[1 May 2023] Caroline: I'm off", ["Caroline"]) == "I'm off"``.
     """
     text = _DATE_TAG.sub("", text)
     for name in names:
-        text = re.sub(rf"\b{re.escape(name)}(?:'s)?\b:?", " ", text, flags=re.IGNORECASE)
+        text = re.sub(rf"\b{re.escape(name)}(?:'s)?\b(?:\s+and\s+(?:family|(?:his|her|their)"
+                      rf"\s+[\w-]+)\b)?:?", " ", text, flags=re.IGNORECASE)
     return " ".join(text.split())
 
 
