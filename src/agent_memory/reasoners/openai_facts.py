@@ -284,30 +284,46 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtract
         if missed := uncovered(self_disclosures(part), found):
             found = [*found, *(await _extract_part(
                 r, missed, prompts.disclosure_messages(missed, schema))).facts]
-        facts += await run_in_worker(_written, superseded_out(found, part), part)
+        facts += await run_in_worker(_written, found, part)
     return FactExtraction(facts=facts)
 
 
 def superseded_out(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
-    """``facts`` without those another states more exactly: a fact keeping none of the numbers
-    its cited turn states, when another fact citing that turn keeps one and shares a content
-    word with it (the speakers' names aside): "Priya updated her deposit target" goes beside
-    "Priya thinks she needs $60,000 for the deposit" for "We now think we need $60,000 for the
-    deposit". A fact citing a turn with no number stays ("Anika was born in January, so her
-    education matters": two claims)."""
-    stated = {t.id: numbers_in(t.content) for t in turns}
+    """``facts`` without those another states more exactly: a fact with no number whose cited
+    turn, or a user turn up to two positions away (small models cite the turn next to the
+    right one; the grounding check repairs such citations later), states a number that
+    another fact citing that turn keeps, the two naming a common thing (a noun of the parse,
+    the speakers' names aside): "Priya updated her deposit target" goes beside "Priya thinks
+    she needs $60,000 for the deposit" for "We now think we need $60,000 for the deposit".
+    Only a number the turn itself states counts, and never one of a planted instruction
+    (:func:`~agent_memory.text.injection.injection_reason`), so a planted fact removes
+    nothing; a fact with no number near stays ("Anika was born in January, so her education
+    matters"). Parses (spaCy): call it off the event loop."""
+    stated = {t.id: frozenset() if injection_reason(t.content) else numbers_in(t.content)
+              for t in turns}
     names = sorted({w.lower() for t in turns if t.speaker for w in t.speaker.split()})
-    exact = [(set(f.evidence), numbers_in(f.text), set(content_terms(f.text, names)))
-             for f in facts if numbers_in(f.text)]
-    return [f for f in facts if numbers_in(f.text) or not any(  # the same turn's number
-        i in ids and numbers & stated.get(i, frozenset()) and terms & set(content_terms(
-            f.text, names)) for i in f.evidence for ids, numbers, terms in exact)]
+    position = {t.id: k for k, t in enumerate(turns)}
+    things = [set(content_terms(" ".join(t.text for t in doc if t.pos_ in ("NOUN", "PROPN")),
+                                names)) for doc in parse([f.text for f in facts])]
+    exact = [(set(f.evidence), numbers_in(f.text), nouns)
+             for f, nouns in zip(facts, things, strict=True) if numbers_in(f.text)]
+
+    def near(turn_id: str) -> list[str]:
+        k = position.get(turn_id)
+        return [turn_id] if k is None else [turn_id, *(
+            t.id for t in turns[max(0, k - 2):k + 3] if t.role.value == "user" and t.id != turn_id)]
+
+    return [f for f, nouns in zip(facts, things, strict=True) if numbers_in(f.text) or not any(
+        i in ids and numbers & stated.get(i, frozenset()) and held & nouns
+        for cited in f.evidence for i in near(cited) for ids, numbers, held in exact)]
 
 
 def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
-    """``facts`` in the third person (:func:`third_persons`), one claim each (:func:`atomic`);
-    parses: call it off the event loop."""
-    return [one for fact in third_persons(facts, turns) for one in atomic(fact)]
+    """``facts`` without the vague ones another states exactly (:func:`superseded_out`), in
+    the third person (:func:`third_persons`), one claim each (:func:`atomic`); parses: call
+    it off the event loop."""
+    return [one for fact in third_persons(superseded_out(facts, turns), turns)
+            for one in atomic(fact)]
 
 
 async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
