@@ -32,10 +32,10 @@
   number that no fact keeps, narrowed to the statements holding it) are asked once more with the narrower prompt of
   :func:`~.prompts.disclosure_messages` (only those turns, one question), and the facts of
   both answers are kept.
-- **Exact over vague**: a fact keeping none of the numbers its turn states gives way to a fact
-  of the same turn that keeps one and shares a content word with it (:func:`superseded_out`:
-  "Priya updated her deposit target" beside "Priya thinks she needs $60,000 for the
-  deposit").
+- **Exact over vague**: a fact with no number gives way to a fact that keeps a number its
+  turn (or a neighbouring one: small models cite the turn next to the right one) states, the
+  two naming a common thing (:func:`superseded_out`: "Priya updated her deposit target"
+  beside "Priya thinks she needs $60,000 for the deposit").
 """
 
 from __future__ import annotations
