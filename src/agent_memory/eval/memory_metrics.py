@@ -31,11 +31,12 @@ Definitions (fixed here so that a change to the reasoners never moves the yardst
   line taken from an advisor's turn, or "Caroline ..." read off Melanie's turn, is not own.
   Both sides are embedded as :func:`tracing_text`: speaker names, the group a fact writes
   for "we" ("Melanie and family", which otherwise traced "Melanie and family ate good food"
-  to the other speaker's "Family is everything") and a leading ``[date]`` removed. Measured on the first LoCoMo dev conversation, tracing whole turns with the names
-  left in picked a turn of the *other* speaker for 11 of 14 profile sentences, because
-  all-MiniLM-L6-v2 weighs a name heavily and the other speaker addresses the person by name
-  ("Wow, Caroline! ..."); sentence-level tracing with the names removed picked the right
-  speaker's turn for all 14 (checked by hand).
+  to the other speaker's "Family is everything") and a leading ``[date]`` removed. Measured
+  on the first LoCoMo dev conversation, tracing whole turns with the names left in picked a
+  turn of the *other* speaker for 11 of 14 profile sentences, because all-MiniLM-L6-v2
+  weighs a name heavily and the other speaker addresses the person by name ("Wow, Caroline!
+  ..."); sentence-level tracing with the names removed picked the right speaker's turn for
+  all 14 (checked by hand).
 - **Duplicate profile sentences**: sentences whose cosine to an earlier sentence of the same
   profile is >= :data:`DUPLICATE_COSINE` (0.9).
 """

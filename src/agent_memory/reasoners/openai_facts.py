@@ -29,9 +29,9 @@
   turn was talked about ("Priya discussed her preference for email summaries"). The clear
   self-disclosures (:func:`self_disclosures`) the answer missed (:func:`uncovered`: all of
   them when no fact cites one, else those only reported as talked about and those stating a
-  number that no fact keeps, narrowed to the statements holding it) are asked once more with the narrower prompt of
-  :func:`~.prompts.disclosure_messages` (only those turns, one question), and the facts of
-  both answers are kept.
+  number that no fact keeps, narrowed to the statements holding it) are asked once more with
+  the narrower prompt of :func:`~.prompts.disclosure_messages` (only those turns, one
+  question), and the facts of both answers are kept.
 - **Exact over vague**: a fact with no number gives way to a fact that keeps a number its
   turn (or a neighbouring one: small models cite the turn next to the right one) states, the
   two naming a common thing (:func:`superseded_out`: "Priya updated her deposit target"

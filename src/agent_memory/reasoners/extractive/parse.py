@@ -283,10 +283,10 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                     # creating memories" (a gerund with no auxiliary to share)
                 elif kind == "other" and (subject.pos_ in ("NOUN", "PROPN")
                                           or subject.tag_ == "VBG") and any(
-                        t.lower_ in _SELF or t.lower_ in ("my", "mine") for t in tokens) and not any(
-                        c.lower_ == "here" for c in verb.children):
+                        t.lower_ in _SELF or t.lower_ in ("my", "mine") for t in tokens
+                ) and not any(c.lower_ == "here" for c in verb.children):
                     # "Painting is a way to express my feelings", "Losing my job was hard"; not
-                    # people at large ("Pets lift our spirits") nor a caption ("Here's a pic I took")
+                    # people at large ("Pets lift our spirits"), nor "Here's a pic I took"
                     kind = "own"
                 if not tokens:
                     continue
