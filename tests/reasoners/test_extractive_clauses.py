@@ -156,3 +156,9 @@ def test_a_claim_about_people_at_large_or_a_caption_is_not_the_speakers():
     assert _clauses("Here's a pic I took during my morning run.")[0][0] == "other"
     assert _clauses("Painting is a way to express my feelings.")[0][0] == "own"
     assert _clauses("Our kids love the beach.")[0][0] == "own"
+
+
+def test_a_short_name_set_off_by_a_comma_is_a_vocative_and_a_percent_stays():
+    assert _clauses("I 100% agree, Mel.", frozenset({"melanie"})) == [("self", "I 100% agree")]
+    assert _clauses("I went hiking with Mel.", frozenset({"melanie"}))[0][1] == (
+        "I went hiking with Mel")

@@ -129,6 +129,8 @@ def test_interjections_vocatives_and_subjectless_openings() -> None:
         turn("On another note, I just adopted a pup from a shelter.", turn_id="t4"),
         turn("Speaking of special moments, I just left for a vacation in Portugal.",
              turn_id="t5", speaker="Jon"),
+        turn("FYI, I finished another pottery project for my aunt.", turn_id="t6"),
+        turn("What can I say, I love turtles and I keep three of them.", turn_id="t7"),
     )
     assert facts == [
         "Melanie painted that lake sunrise in 2022.",
@@ -136,6 +138,9 @@ def test_interjections_vocatives_and_subjectless_openings() -> None:
         "Jon just got back from a long trip to Spain.",
         "Caroline just adopted a pup from a shelter.",
         "Jon just left for a vacation in Portugal.",
+        "Caroline finished another pottery project for their aunt.",
+        "Caroline loves turtles.",
+        "Caroline keeps three of them.",
     ]
 
 
