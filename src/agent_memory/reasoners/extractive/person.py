@@ -39,7 +39,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .sentences import word_set
+from .sentences import word_set, words
 
 _TOKEN = re.compile(r"[A-Za-z]+(?:['-][A-Za-z]+)*|\s+|.", re.DOTALL)
 SELF_WORDS = word_set("i i'm i've i'd i'll my me mine we we're we've we'd we'll our ours us")
@@ -55,6 +55,7 @@ it may mean ("save a family from a fire" names none)."""
 _COLLECTIVE = re.compile(r"\b(?:together|both|each ?other|one another|all of us|(?:we|us) all|"
                          r"as a team|teammates|join(?:s|ed|ing)? forces)\b", re.IGNORECASE)
 """Words that make "we" more than the speaker: a reciprocal or collective predicate."""
+_WE = word_set("we we're we've we'll we'd us our")
 _HOUSEHOLD = re.compile(
     r"\bmy (husband|wife|partner|fianc[eé]e?|boyfriend|girlfriend|family|kids|children)\b",
     re.IGNORECASE,
@@ -132,8 +133,7 @@ def unnamed_group(clause: str, sentence: str, speaker: Speaker) -> bool:
     ("Joanna both has ..."); "and others" says nothing."""
     return (not speaker.household and bool(_COLLECTIVE.search(sentence))
             and not _FAMILY_WORDS.search(sentence)
-            and any(w in ("we", "we're", "we've", "we'll", "we'd", "us", "our")
-                    for w in re.findall(r"[a-z']+", clause.lower())))
+            and bool(_WE.intersection(words(clause))))
 
 
 def _s_form(verb: str) -> str:
