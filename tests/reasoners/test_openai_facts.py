@@ -21,6 +21,11 @@ T0 = datetime(2025, 4, 15, 17, 0, tzinfo=UTC)
 RELATIVE = re.compile(r"\b(?:yesterday|today|tomorrow|last|next|ago)\b", re.IGNORECASE)
 
 
+def _shown(request: dict) -> list[str]:
+    """The turn ids a request's last message shows, in order (``[id] speaker: text`` lines)."""
+    return re.findall(r"^\[([^\]]+)\]", request["messages"][-1]["content"], re.MULTILINE)
+
+
 def _turns(*lines: tuple[str, str]) -> list[Turn]:
     return [Turn(id=f"s2:{i}", user_id="priya", thread_id="s2", role=role, seq=i,
                  speaker="Priya" if role == "user" else "Advisor", content=text,
@@ -50,8 +55,7 @@ async def test_relative_dates_are_resolved_against_the_cited_turn():
     ]}, {"facts": []}])  # s2:2's "2%" is in no fact: that turn alone is asked again
     reasoner = OpenAIReasoner("qwen-test", client=chat.async_client())
     facts = (await reasoner.extract_facts(SESSION)).facts
-    assert re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][-1]["content"],
-                      re.MULTILINE) == ["s2:2"]
+    assert _shown(chat.requests[1]) == ["s2:2"]
     assert [f.text for f in facts] == [
         "Priya looked at her pension statement the week before 15 April 2025.",
         "Priya wants to raise her pension contribution to 6% from May 2025.",
@@ -73,8 +77,7 @@ async def test_an_empty_answer_for_self_disclosures_is_asked_again_narrower():
     assert [f.evidence for f in facts] == [["s2:2"]]
     assert len(chat.requests) == 2
     second = chat.requests[1]["messages"]
-    shown = re.findall(r"^\[([^\]]+)\]", second[-1]["content"], re.MULTILINE)
-    assert shown == ["s2:0", "s2:2", "s2:4"]  # only the client's statements
+    assert _shown(chat.requests[1]) == ["s2:0", "s2:2", "s2:4"]  # only the client's statements
     # the worked example is an earlier exchange of its own, not in the instructions
     assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
     assert "$300" in second[1]["content"] and "$300" not in second[0]["content"]
@@ -166,8 +169,7 @@ async def test_evidence_written_as_one_string_is_read_as_its_ids():
     # accepted as written, no repair round; the second request asks about s2:4 only, whose
     # "$5,000" no fact keeps
     assert len(chat.requests) == 2
-    assert re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][-1]["content"],
-                      re.MULTILINE) == ["s2:4"]
+    assert _shown(chat.requests[1]) == ["s2:4"]
 
 
 async def test_evidence_of_no_id_is_still_refused():
@@ -206,9 +208,7 @@ async def test_a_fact_that_drops_the_turns_numbers_sends_that_turn_again_narrowe
     assert [f.text for f in facts] == ["Priya moved to Portland in May 2024.",
                                        "Priya's budget for the house is now $480,000."]
     assert len(chat.requests) == 2
-    shown = re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][-1]["content"],
-                       re.MULTILINE)
-    assert shown == ["s2:2"]
+    assert _shown(chat.requests[1]) == ["s2:2"]
     assert "every amount, number and name" in chat.requests[1]["messages"][0]["content"]
 
 
@@ -297,9 +297,7 @@ async def test_a_turn_only_reported_as_talked_about_is_asked_again():
     facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
              .extract_facts(turns)).facts
     assert facts[-1].text == "Priya prefers a short email summary after each meeting."
-    shown = re.findall(r"^\[([^\]]+)\]", chat.requests[1]["messages"][-1]["content"],
-                       re.MULTILINE)
-    assert shown == ["s2:1"]
+    assert _shown(chat.requests[1]) == ["s2:1"]
     # a talk with someone named is a fact of her life and covers its turn
     sister = FactDraft(text="Priya talked with her sister about the move.", evidence=["s2:1"])
     age = FactDraft(text="Priya is 34 and works as a nurse.", evidence=["s2:0"])
