@@ -476,3 +476,24 @@ def test_a_dash_parts_thoughts_and_dangling_words_go():
     aside = texts(turn("My best friend from college \u2014 the one I told you about \u2014 just "
                        "got engaged to a pilot.", "Nate"))
     assert not any(f.startswith("Nate just got engaged") for f in aside)
+
+
+def test_we_is_the_group_the_turn_names_or_the_family_while_it_is_the_topic():
+    """"we" is the group its turn names ("my teammates and I"); the household only while the
+    family is in the talk (named by the speaker, or asked after by the other, within the last
+    turns); a "we" of a team or of people at large later on is not the speaker's family, and
+    "ourselves" of a "we" read as the speaker alone is singular."""
+    lines = [("John", "My kids love the park."),
+             ("Maria", "How are your kids doing?"),
+             ("John", "We went to the zoo last weekend."),
+             ("John", ("The crowd was electric, and my teammates and I were thrilled. "
+                       "We pulled off a tough win!")),
+             *[("Maria", f"I planted {n} tulips in my garden.") for n in range(5, 12)],
+             ("John", "We had a real battle against another team last week."),
+             ("John", "We gotta push ourselves out of our comfort zones at the gym.")]
+    turns = [turn(text, speaker, turn_id=f"t{i}") for i, (speaker, text) in enumerate(lines)]
+    facts = [f.text for f in extract_facts(turns).facts if f.subject == "John"]
+    assert "John and family went to the zoo the weekend before 8 May 2023." in facts
+    assert "John and their teammates pulled off a tough win." in facts
+    assert "John had a real battle against another team the week before 8 May 2023." in facts
+    assert "John has to push themself out of their comfort zones at the gym." in facts

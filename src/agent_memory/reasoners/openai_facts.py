@@ -53,7 +53,7 @@ from ..text.numbers import numbers_in
 from ..text.talk import reported_talk
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
-from .extractive.facts import speaker_name, speakers_of
+from .extractive.facts import turn_speakers
 from .extractive.parse import parse
 from .extractive.person import Speaker, to_third_person
 from .extractive.sentences import content_terms, split_sentences
@@ -128,9 +128,8 @@ def third_person(fact: FactDraft, turn: Turn, speaker: Speaker) -> FactDraft:
 def third_persons(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
     """:func:`third_person` for each of ``facts`` (their evidence already among ``turns``)."""
     by_id = {turn.id: turn for turn in turns}
-    speakers = speakers_of(turns)
-    return [third_person(f, by_id[f.evidence[0]], speakers[speaker_name(by_id[f.evidence[0]])])
-            for f in facts]
+    speakers = turn_speakers(turns)
+    return [third_person(f, by_id[f.evidence[0]], speakers[f.evidence[0]]) for f in facts]
 
 
 _SELF_STANDING = re.compile(r"^(?:[A-Z][\w'-]*|[Hh]e|[Ss]he)\b(?!\s+(?:too|also)\b)")

@@ -9,6 +9,9 @@ said by Kai gives "Kai lives in Boston." and "Kai works as a pharmacist."; "I we
 support group yesterday and it was so powerful" said by Caroline on 8 May 2023 gives "Caroline
 went to a LGBTQ support group on 7 May 2023."
 
+"we" is the group the turn names ("my teammates and I" -> "John and their teammates"), else the
+speaker's family while it is in the talk (:func:`turn_speakers`), else the speaker alone.
+
 Only turns with role ``user`` are read: the people the memory is about (in a two-person
 conversation such as LoCoMo both speakers are users, and each fact's subject is the speaker who
 disclosed it). Assistant, tool and system turns never give facts, so an advisor's "Noted, I
@@ -20,17 +23,25 @@ you") and clauses with no noun outside a date give none either.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from ...models import Role, Turn, normalize_text
 from ...text.dates import resolve_dates
 from ..base import FactDraft, FactExtraction
-from .parse import Clause, clauses, parse
+from .parse import Clause, clauses, group_of, parse
 from .person import SELF_WORDS as _SELF_WORDS
 from .person import YOU_WORDS as _YOU_WORDS
-from .person import Speaker, household_of, parse_pronouns, to_third_person, unnamed_group
+from .person import (
+    Speaker,
+    family_named,
+    household_of,
+    parse_pronouns,
+    to_third_person,
+    unnamed_group,
+)
 from .select import candidate, worth
 from .sentences import content_terms, entities, split_sentences, words
 
@@ -220,6 +231,7 @@ def finish_sentence(text: str) -> str:
     return f"{text}." if text else text
 
 
+_WE = frozenset(("we", "we're", "we've", "we'll", "we'd", "us", "our"))
 _GONNA = re.compile(r"\b(is|are|was|were) gonna\b", re.IGNORECASE)
 """The spoken "gonna" after a form of "be": written out ("Jon is going to keep going")."""
 
@@ -245,12 +257,17 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             if sentence and not sentence.endswith("?") and (
                     _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
+    docs = parse([r.text for _, r, _ in pending])
+    groups: dict[str, str] = {}
+    for (turn, _, _), doc in zip(pending, docs, strict=True):
+        if group := group_of(doc):
+            groups.setdefault(turn.id, group)
+    who = turn_speakers(turns, speakers, groups)
     candidates = [  # no subject supplied after a dash: "My sister - the one in Boston - had a baby"
         (turn, resolved, clause)
-        for (turn, resolved, aside), found in zip(
-            pending, clauses(parse([r.text for _, r, _ in pending]), names), strict=True)
+        for (turn, resolved, aside), found in zip(pending, clauses(docs, names), strict=True)
         for clause in found if candidate(clause) and not (aside and clause.kind == "none")
-        and not unnamed_group(clause.text, clause.sentence, speakers[speaker_name(turn)])]
+        and not unnamed_group(clause.text, clause.sentence, who[turn.id])]
     chosen: dict[str, list[tuple[float, int]]] = {}
     for index, p in enumerate(worth([c for _, _, c in candidates], embed)):
         if p >= FACT_THRESHOLD:
@@ -260,7 +277,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         best = sorted(chosen.get(turn.id, []), reverse=True)[:FACTS_PER_TURN]
         for p, index in sorted(best, key=lambda pair: pair[1]):
             _, resolved, clause = candidates[index]
-            text = _rewrite(clause, speakers[speaker_name(turn)])
+            text = _rewrite(clause, who[turn.id])
             day = next((m.date for m in resolved.mentions if m.date and re.sub(  # the clause's own
                 r"(?i)^(?:on|in) ", "", m.replacement) in clause.text), None)  # ("... in 2020")
             category = categorize(clause.text)
@@ -288,6 +305,45 @@ def speakers_of(turns: Sequence[Turn]) -> dict[str, Speaker]:
         name: Speaker(name, pronouns.get(name), households.get(name))
         for name in dict.fromkeys(speaker_name(t) for t in turns)
     }
+
+
+FAMILY_WINDOW = 8
+"""Turns (of either speaker) for which a speaker's family, once named, stays who their "we" is
+(:func:`turn_speakers`)."""
+
+
+def turn_speakers(turns: Sequence[Turn], speakers: Mapping[str, Speaker] | None = None,
+                  groups: Mapping[str, str] | None = None) -> dict[str, Speaker]:
+    """Turn id -> how to refer to its speaker, with who "we" is in that turn.
+
+    "we" is the group the turn itself names ("my teammates and I": ``groups``, turn id ->
+    noun, from :func:`.parse.group_of`), else the speaker's household (:func:`speakers_of`)
+    while their family is in the talk: named by them ("my kids") or asked after by the other
+    speaker ("how are your kids?") within the last :data:`FAMILY_WINDOW` turns. Otherwise no
+    household: "we" of a team or of people at large ("we had a real battle against another
+    team", "we should fight for better schools") is not read as the speaker's family.
+
+    Args:
+        turns: the turns, in order.
+        speakers: from :func:`speakers_of` (computed when omitted).
+        groups: turn id -> the group its text names.
+    """
+    speakers = speakers_of(turns) if speakers is None else speakers
+    named: dict[str, int] = {}
+    result: dict[str, Speaker] = {}
+    for index, turn in enumerate(turns):
+        name = speaker_name(turn)
+        asked = index and speaker_name(turns[index - 1]) != name and family_named(
+            turns[index - 1].content, "your")
+        if asked or family_named(turn.content, "my|our|the"):
+            named[name] = index
+        recent = index - named.get(name, -FAMILY_WINDOW - 1) <= FAMILY_WINDOW
+        group = (groups or {}).get(turn.id)
+        if recent and not group and _WE.intersection(words(turn.content)):
+            named[name] = index  # "we" of the family again: the family is still the topic
+        household = group or (speakers[name].household if recent else None)
+        result[turn.id] = replace(speakers[name], household=household)
+    return result
 
 
 def extract_facts(turns: Sequence[Turn], embed: Embed | None = None) -> FactExtraction:

@@ -225,6 +225,25 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
     return tokens, subject
 
 
+def group_of(doc: Any) -> str | None:
+    """The group the speaker forms with others in a parsed text, lower-cased: the noun of
+    "my teammates and I", "me and my church friends" with its modifiers (``"teammates"``,
+    ``"church friends"``), the two coordinated or sharing a head (not "my life and I've
+    made": two clauses); ``None`` when there is none. It is who "we" is in that turn."""
+    for noun in doc:
+        if noun.pos_ != "NOUN" or not any(
+                c.dep_ == "poss" and c.lower_ in ("my", "our") for c in noun.children):
+            continue
+        for me in (t for t in doc[max(noun.i - 4, 0):noun.i + 3] if t.lower_ in ("i", "me")):
+            between = doc[min(me.i, noun.i) + 1:max(me.i, noun.i)]
+            if [t.lower_ for t in between].count("and") == 1 and all(
+                    t.lower_ == "and" or t.head == noun for t in between) and (
+                    me.head == noun or noun.head == me or me.head == noun.head):
+                return " ".join([*(t.lower_ for t in noun.lefts
+                                   if t.dep_ in ("compound", "amod")), noun.lower_])
+    return None
+
+
 def _named(token: Any, names: frozenset[str]) -> bool:
     """A speaker's name, or a short form of it set off by a comma ("I agree, Mel")."""
     return token.lower_ in names or token.pos_ == "PROPN" and len(token) >= 3 and any(

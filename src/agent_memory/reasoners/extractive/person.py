@@ -125,6 +125,13 @@ def household_of(text: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
+def family_named(text: str, owner: str = "my|our") -> bool:
+    """Whether ``text`` names the family of ``owner`` (a regex of possessives): the speaker's
+    own by default ("my kids", "our little family"), the listener's with ``"your"``."""
+    return bool(re.search(_FAMILY_WORDS.pattern.replace("my|our", owner), text, re.IGNORECASE))
+
+
+
 def unnamed_group(clause: str, sentence: str, speaker: Speaker) -> bool:
     """Whether ``clause`` (of ``sentence``) says "we" of a group the rewrite cannot name: its
     sentence has a collective predicate ("we both have similar interests", "we were
@@ -223,7 +230,9 @@ def _group(speaker: Speaker, sentence: str, name: str) -> str:
     (never an unnamed "and others")."""
     forms = PRONOUNS.get(speaker.pronoun or "")
     if speaker.household:
-        return f"{name} and {forms[2]} {speaker.household}" if forms else f"{name} and family"
+        if forms or not _HOUSEHOLD.search(f"my {speaker.household}"):
+            return f"{name} and {forms[2] if forms else 'their'} {speaker.household}"
+        return f"{name} and family"
     kin = _FAMILY_WORDS.search(sentence)  # "we went camping with my kids": the speaker went
     return f"{name} and family" if kin and sentence[:kin.start()].split()[-1:] != ["with"] else name
 
@@ -314,7 +323,9 @@ def to_third_person(sentence: str, speaker: Speaker | str,
             mentioned = True
             continue
         if low in ("myself", "ourselves"):
-            tokens[i] = "themselves" if low == "ourselves" else forms[4] if forms else "themself"
+            # "we" read as the speaker alone: "Tim has to push himself"
+            tokens[i] = ("themselves" if low == "ourselves" and (group_named or not mentioned)
+                         else forms[4] if forms else "themself")
             continue
         if low in ("our", "ours"):
             if group_named:

@@ -31,7 +31,7 @@ from .facts import (
     is_disclosure,
     score_importance,
     speaker_name,
-    speakers_of,
+    turn_speakers,
 )
 from .person import Speaker, address_listener, to_third_person
 from .sentences import (
@@ -232,8 +232,8 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
     budget = compression_budget(previous, turns, max_tokens)
     candidates = _previous_candidates(previous)
     names = {c.speaker for c in candidates if c.speaker}
-    speakers = speakers_of(turns)
-    names.update(speakers)
+    speakers = turn_speakers(turns)
+    names.update(speaker_name(t) for t in turns)
     lowered = frozenset(part.lower() for name in names for part in (name, name.split()[0]))
     proper = {e.split()[0] for t in turns for e in entities(t.content)} | set(names)
     people = [n for n, _ in Counter(speaker_name(t) for t in turns).most_common()]
@@ -246,7 +246,7 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
             question = sentence.rstrip().endswith("?")
             body = sentence if question else resolve_dates(sentence, turn.created_at).text
             new.append(_Candidate(name, body, len(candidates) + len(new), _third_person(
-                turn, body, speakers[name], listener, lowered, proper), turn.id))
+                turn, body, speakers[turn.id], listener, lowered, proper), turn.id))
     candidates += new
     if not candidates:
         raise InvalidInputError("nothing to summarize: no previous summary and no turns")
