@@ -166,16 +166,19 @@ def _shared_lead(subject: Any | None, verb: Any) -> list[Any] | None:
 def _expletive(verb: Any) -> bool:
     """A subjectless clause whose missing subject is not the speaker: a nominal fragment
     ("Oscar, my guinea pig"; not a verb the tagger read as a noun: "Wish I had", "Gonna",
-    "I color-code achievements"), an infinitive ("To teach our kids"), "be" with a time span
-    ("Been a busy week") or the speaker's thing ("Might be my new favorite snack") as its
-    predicate, the speaker as an object ("Really made me think": "it" did), or a noun phrase
+    "I color-code achievements"), an infinitive ("To teach our kids"), "be" with a noun
+    phrase as its predicate, where "it" is left out ("Been a long road", "Gonna be a great
+    night", "Might be my new favorite snack") or a time span ("Been a week"), the speaker as
+    an object ("Really made me think": "it" did), or a noun phrase
     before the verb the parse did not make its subject ("My fam's small")."""
-    if verb.pos_ in ("NOUN", "PROPN", "NUM", "X", "SYM"):
-        return not _contracted(verb) and not any(
+    if _contracted(verb):  # "Gonna be a great night"
+        verb = next((c for c in verb.children if c.dep_ == "xcomp" and c.lower_ in _BE), verb)
+    elif verb.pos_ in ("NOUN", "PROPN", "NUM", "X", "SYM"):
+        return not any(
             c.dep_ in ("ccomp", "xcomp", "dobj") or c.lower_ in _SELF for c in verb.children)
     return any(c.dep_ == "aux" and c.lower_ == "to" or verb.lower_ in _BE and (
-        c.dep_ in ("attr", "npadvmod") and c.lower_ in _SPANS and verb.lower_ == "been"
-        or c.dep_ == "attr" and any(g.lower_ in _OWN for g in c.children))
+        c.dep_ == "npadvmod" and c.lower_ in _SPANS and verb.lower_ == "been"
+        or c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN"))
         for c in verb.children) or any(
         t.lower_ == "me" or t.i < verb.i and t.pos_ in ("NOUN", "PROPN", "PRON")
         and t.lower_ not in _SELF and t.dep_ != "npadvmod" and not t.ent_type_
