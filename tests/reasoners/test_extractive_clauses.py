@@ -146,6 +146,10 @@ def test_a_fragment_or_an_elapsed_time_has_no_subject_to_supply():
     assert _clauses("Oscar, my guinea pig.")[0][0] == "other"
     assert _clauses("Been a busy week since we talked.")[0][0] == "other"
     assert _clauses("Been a fan of jazz for years.")[0][0] == "none"
+    # a judged event or time: "it" is left out, not the speaker
+    for text in ("Been a long road, but I'm proud.", "Been quite a ride.",
+                 "Gonna be a great night featuring local bands."):
+        assert _clauses(text)[0][0] == "other", text
     assert _clauses("I color-code achievements so I can track my progress.")[0][0] == "none"
 
 

@@ -16,7 +16,7 @@ from agent_memory.grounding import Claim, Grounder, injection_reason
 from agent_memory.models import Fact, RecordKind, Turn
 from agent_memory.reasoners import OpenAIReasoner, ScriptedChatModel
 from agent_memory.reasoners.base import FactDraft
-from agent_memory.reasoners.extractive.facts import speaker_name, speakers_of
+from agent_memory.reasoners.extractive.facts import turn_speakers
 from agent_memory.reasoners.openai_facts import absolute_dates, atomic, third_person
 from agent_memory.stores.base import RecordQuery
 
@@ -179,11 +179,11 @@ async def test_poisoned_llm_facts_are_refused_and_legitimate_ones_stored(
     # the reasoner resolves the relative dates of the observations it is given ("last week"),
     # puts a first-person one in the third person and splits one of two claims
     by_id = {t.id: t for n in SESSIONS for t in sessions[n]}
-    speakers = {n: speakers_of(sessions[n]) for n in SESSIONS}
+    speakers = {n: turn_speakers(sessions[n]) for n in SESSIONS}
     legit = {part.text for n in SESSIONS for text, cite in observations[n] if cite in by_id
              for part in atomic(third_person(
                  absolute_dates(FactDraft(text=text, evidence=[cite]), by_id[cite]),
-                 by_id[cite], speakers[n][speaker_name(by_id[cite])]))}
+                 by_id[cite], speakers[n][cite]))}
     kept = {f.content for f in stored} & legit
     # 3 proposals per poisoning turn, each refused and counted; some reference observations
     # lean on context their cited turn lacks and are refused too

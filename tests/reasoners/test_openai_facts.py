@@ -232,7 +232,29 @@ async def test_a_fact_of_several_sentences_becomes_one_fact_per_sentence():
         "Priya moved to Portland. She loves it.",
     ]
     assert all(f.evidence == ["s2:0"] and f.subject == "Priya" for f in facts)
-    assert facts[0].occurred_at == facts[1].occurred_at == "2025-04-14"
+    # the payment is dated by its day; the balance "now" by its turn, not by the payment
+    assert (facts[0].occurred_at, facts[1].occurred_at) == ("2025-04-14", None)
+
+
+async def test_a_comma_splice_is_two_facts_and_only_the_dated_one_keeps_the_date():
+    """The model spliced a standing trait and a past sale with a comma and dated both 2020:
+    stored as two facts, the trait without the sale's date; "it" with a noun before it in its
+    own part ("sold everything ... regretted it") does not keep the fact whole, "she loves it
+    there" (nothing before "it" to refer to) does."""
+    said = ("I get nervous when markets drop, I sold everything in 2020 and regretted it. "
+            "I live in Boston, I love it there.")
+    turns = _turns(("user", said))
+    chat = ScriptedChatModel([{"facts": [
+        _fact("Priya gets nervous when markets drop, she sold everything in 2020 and "
+              "regretted it.", "s2:0", "2020-01-01"),
+        _fact("Priya lives in Boston, she loves it there.", "s2:0"),
+    ]}])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
+             .extract_facts(turns)).facts
+    assert [(f.text, f.occurred_at) for f in facts] == [
+        ("Priya gets nervous when markets drop.", None),
+        ("Priya sold everything in 2020 and regretted it.", "2020-01-01"),
+        ("Priya lives in Boston, she loves it there.", None)]
 
 
 def test_a_turn_is_uncovered_while_one_of_its_numbers_is_in_no_fact():

@@ -201,9 +201,10 @@ def atomic(fact: FactDraft) -> list[FactDraft]:
     per claim of a sentence (:func:`claim_sentences`), when every part stands on its own: at
     least :data:`MIN_CLAIM_WORDS` words, opening with a name or with "he"/"she" (replaced by
     the fact's ``subject``), and no later part referring back ("It is rainy", "They like it
-    there", "sold everything and regretted it"): such a fact is kept whole. Each part keeps
-    the fact's ``occurred_at``: the claims were said together. Parses (spaCy): call it off
-    the event loop."""
+    there": :func:`_refers_back`): such a fact is kept whole. Each part keeps the fact's
+    ``occurred_at``, except that when some parts state its year and others do not, only those
+    that state it keep it ("Priya gets nervous when markets drop, she sold everything in 2020"
+    dates the sale, not the nerves). Parses (spaCy): call it off the event loop."""
     sentences = [part for sentence in split_sentences(fact.text)
                  for part in claim_sentences(sentence, fact.subject)]
     if len(sentences) < 2:
@@ -214,13 +215,30 @@ def atomic(fact: FactDraft) -> list[FactDraft]:
                 or not _SELF_STANDING.match(sentence)
                 or (_PRONOUN.match(sentence) and not fact.subject)):
             return [fact]
-    if any(_BACK_REFERENCE.search(sentence) for sentence in sentences[1:]):
+    if any(_refers_back(sentence) for sentence in sentences[1:]):
         return [fact]
+    year = (iso_date(fact.occurred_at) or "")[:4]
+    dated = {i for i, sentence in enumerate(sentences) if year and year in sentence}
     parts = []
-    for sentence in sentences:
+    for i, sentence in enumerate(sentences):
         text = _PRONOUN.sub(fact.subject or "", sentence, count=1)
-        parts.append(fact.model_copy(update={"text": text}))
+        occurred = None if dated and i not in dated else fact.occurred_at
+        parts.append(fact.model_copy(update={"text": text, "occurred_at": occurred}))
     return parts
+
+
+def _refers_back(sentence: str) -> bool:
+    """Whether ``sentence`` has "it", "them" or "there" with no noun before it in the
+    sentence to refer to ("She loves it there"; not "She sold everything in 2020 and
+    regretted it")."""
+    if not _BACK_REFERENCE.search(sentence):
+        return False
+    [doc] = parse([sentence])
+    for token in doc:
+        if _BACK_REFERENCE.fullmatch(token.text):
+            return not any(t.pos_ in ("NOUN", "PROPN", "NUM") or t.lower_.endswith("thing")
+                           for t in doc[1:token.i])
+    return False
 
 
 def iso_date(value: str | None) -> str | None:

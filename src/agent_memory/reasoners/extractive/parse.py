@@ -167,9 +167,10 @@ def _expletive(verb: Any) -> bool:
     """A subjectless clause whose missing subject is not the speaker: a nominal fragment
     ("Oscar, my guinea pig"; not a verb the tagger read as a noun: "Wish I had", "Gonna",
     "I color-code achievements"), an infinitive ("To teach our kids"), "be" with a noun
-    phrase as its predicate, where "it" is left out ("Been a long road", "Gonna be a great
-    night", "Might be my new favorite snack") or a time span ("Been a week"), the speaker as
-    an object ("Really made me think": "it" did), or a noun phrase
+    phrase as its predicate that judges an event or a time, where "it" is left out ("Been a
+    long road", "Gonna be a great night"; not "Been a fan of jazz"), the speaker's thing
+    ("Might be my new favorite snack") or a time span ("Been a week"), the speaker as an
+    object ("Really made me think": "it" did), or a noun phrase
     before the verb the parse did not make its subject ("My fam's small")."""
     if _contracted(verb):  # "Gonna be a great night"
         verb = next((c for c in verb.children if c.dep_ == "xcomp" and c.lower_ in _BE), verb)
@@ -178,11 +179,21 @@ def _expletive(verb: Any) -> bool:
             c.dep_ in ("ccomp", "xcomp", "dobj") or c.lower_ in _SELF for c in verb.children)
     return any(c.dep_ == "aux" and c.lower_ == "to" or verb.lower_ in _BE and (
         c.dep_ == "npadvmod" and c.lower_ in _SPANS and verb.lower_ == "been"
-        or c.dep_ == "attr" and c.pos_ in ("NOUN", "PROPN"))
+        or c.dep_ == "attr" and (any(g.lower_ in _OWN for g in c.children) or _evaluative(c)))
         for c in verb.children) or any(
         t.lower_ == "me" or t.i < verb.i and t.pos_ in ("NOUN", "PROPN", "PRON")
         and t.lower_ not in _SELF and t.dep_ != "npadvmod" and not t.ent_type_
         for t in verb.subtree)
+
+
+def _evaluative(noun: Any) -> bool:
+    """A predicate noun that judges a stretch of time or an event ("a long road", "quite a
+    ride", "a great night featuring ..."): qualified by an adjective or "quite"/"such", not
+    a role of the speaker's ("a huge fan of jazz", "a nurse")."""
+    return noun.pos_ == "NOUN" and any(
+        c.dep_ == "amod" or c.dep_ == "predet" or c.lower_ in ("quite", "such")
+        for c in noun.children) and not any(
+        c.dep_ == "prep" and c.lower_ == "of" for c in noun.children)
 
 
 def _kind(subject: Any | None) -> str:
