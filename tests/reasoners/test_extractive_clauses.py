@@ -166,3 +166,15 @@ def test_a_short_name_set_off_by_a_comma_is_a_vocative_and_a_percent_stays():
     assert _clauses("I 100% agree, Mel.", frozenset({"melanie"})) == [("self", "I 100% agree")]
     assert _clauses("I went hiking with Mel.", frozenset({"melanie"}))[0][1] == (
         "I went hiking with Mel")
+
+
+def test_a_second_predicate_of_be_stays_in_its_clause_with_its_and():
+    """A participle coordinated with the predicate of "be" is a second predicate adjective,
+    not a clause ("a mix of excited and scared"), and an "and" joining words the clause keeps
+    stays ("my business and some new routines")."""
+    assert _clauses("I'm a mix of excited and scared to get into fashion.") == [
+        ("self", "I'm a mix of excited and scared to get into fashion")]
+    assert _clauses("I'm working on my business and some new dance routines.") == [
+        ("self", "I'm working on my business and some new dance routines")]
+    assert _clauses("I live in Boston and work as a pharmacist.") == [
+        ("self", "I live in Boston"), ("self", "I work as a pharmacist")]

@@ -119,7 +119,7 @@ def _verbs(root: Any) -> list[Any]:
         verb = todo.pop()
         found.append(verb)
         todo.extend(c for c in verb.children if c.dep_ == "parataxis"
-                    or c.dep_ == "conj" and c.pos_ in ("VERB", "AUX")
+                    or c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and not _predicative(c)
                     or c.dep_ == "conj" and any(g.dep_ == "prep" for g in c.children)
                     and verb.pos_ in ("VERB", "AUX")
                     or c.dep_ in ("ccomp", "advcl") and c.i < verb.i
@@ -127,6 +127,16 @@ def _verbs(root: Any) -> list[Any]:
                     and not any(g.dep_ == "mark" or g.tag_ == "WRB" for g in c.children)
                     or _consequence(c, verb))
     return sorted(found, key=lambda t: t.i)
+
+
+def _predicative(verb: Any) -> bool:
+    """A participle coordinated with the predicate of "be", with no subject, auxiliary or
+    object of its own: a second predicate adjective ("I'm a mix of excited and scared",
+    "I was tired and worried"), not a clause."""
+    head = verb.head
+    return (verb.tag_ in ("VBN", "VBD") and head.lower_ in _BE
+            and any(c.dep_ in ("acomp", "attr") for c in head.children)
+            and not any(c.dep_ in (*_SUBJECTS, "aux", "auxpass", "dobj") for c in verb.children))
 
 
 def _consequence(clause: Any, verb: Any) -> bool:
@@ -214,6 +224,9 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
     skip: set[int] = set()
     for child in verb.children:
+        joined = next((c for c in verb.children if c.dep_ == "conj" and c.i > child.i), None)
+        if child.dep_ == "cc" and joined is not None and joined.i not in heads:
+            continue  # "and" before a predicate kept in this clause ("excited and scared")
         if (child.i in heads or child.dep_ in _DROP and not child.is_punct
                 or child.dep_ == "npadvmod" and child.lower_ in names or _since_we(child)):
             skip.update(t.i for t in child.subtree)
