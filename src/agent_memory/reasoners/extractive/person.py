@@ -131,7 +131,6 @@ def family_named(text: str, owner: str = "my|our") -> bool:
     return bool(re.search(_FAMILY_WORDS.pattern.replace("my|our", owner), text, re.IGNORECASE))
 
 
-
 def unnamed_group(clause: str, sentence: str, speaker: Speaker) -> bool:
     """Whether ``clause`` (of ``sentence``) says "we" of a group the rewrite cannot name: its
     sentence has a collective predicate ("we both have similar interests", "we were
