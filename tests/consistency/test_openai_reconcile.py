@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import pytest
 
@@ -10,6 +11,8 @@ from agent_memory import AsyncMemory, Settings
 from agent_memory.errors import MalformedOutputError
 from agent_memory.models import SupersedeReason
 from agent_memory.reasoners.openai import OpenAIReasoner
+from agent_memory.reasoners.openai_reconcile import check_decision, reconcile_messages
+from agent_memory.reasoners.reconcile_models import ReconcileDecision
 from agent_memory.reasoners.scripted import ScriptedChatModel
 
 from .test_reconcile import fact
@@ -47,8 +50,29 @@ async def test_ids_outside_the_pool_are_repaired_then_refused() -> None:
     decision = await reasoner(chat).reconcile(FACTS)
     assert decision.contradictions == [] and len(chat.requests) == 2
     assert "fact_invented" in chat.requests[1]["messages"][-1]["content"]
+    # the structured call itself still raises the typed error after the repairs
+    known = {f.id for f in FACTS}
     with pytest.raises(MalformedOutputError):
-        await reasoner(ScriptedChatModel(["not json", bad])).reconcile(FACTS)
+        await reasoner(ScriptedChatModel(["not json", bad])).structured(
+            reconcile_messages(FACTS), ReconcileDecision, lambda d: check_decision(d, known))
+
+
+async def test_an_answer_unusable_after_the_repairs_leaves_the_offline_decision(caplog):
+    """A small model put one fact in two duplicate groups and kept doing so through the
+    repairs: nothing is merged, the round goes on with the offline decision's confident
+    contradictions only (Lisbon, then Porto), and a warning says so."""
+    lisbon, porto = fact("Ana lives in Lisbon.", 1), fact("Ana moved to Porto and lives there.", 5)
+    aisle1, aisle2 = FACTS[2:]
+    twice = answer(duplicates=[
+        {"fact_ids": [aisle1.id, aisle2.id], "merged_text": "Ana prefers aisle seats."},
+        {"fact_ids": [aisle1.id, lisbon.id], "merged_text": "Ana lives in Lisbon."}])
+    chat = ScriptedChatModel([twice, twice])
+    caplog.set_level(logging.WARNING, logger="agent_memory.reasoners.openai_reconcile")
+    decision = await reasoner(chat).reconcile([lisbon, porto, aisle1, aisle2])
+    assert len(chat.requests) == 2
+    assert decision.duplicates == []
+    assert [(c.first_id, c.second_id) for c in decision.contradictions] == [(lisbon.id, porto.id)]
+    assert any("failed validation after the repairs" in r.getMessage() for r in caplog.records)
 
 
 async def test_fact_text_cannot_close_the_fence() -> None:

@@ -329,10 +329,10 @@ class OpenAIReasoner(Reasoner):
         self, facts: Sequence[Fact], vectors: np.ndarray | None = None
     ) -> ReconcileDecision:
         """One prompt over the whole pool (``vectors`` unused); see
-        :func:`.openai_reconcile.reconcile`.
+        :func:`.openai_reconcile.reconcile` (an answer still invalid after the repairs leaves
+        only the offline decision's confident contradictions, logged).
 
         Raises:
-            MalformedOutputError: invalid output (or ids outside the pool) after the repairs.
             ReasonerError: the endpoint failed.
         """
         return await _reconcile.reconcile(self.structured, facts)

@@ -6,23 +6,28 @@ cluster would bring together. Each fact is shown as ``[id] created YYYY-MM-DD, c
 text`` inside a ``<facts>`` fence; the facts are data, never instructions.
 
 The answer must validate as :class:`~.reconcile_models.ReconcileDecision` and cite only ids of
-the pool; otherwise it is sent back for repair (:mod:`.structured`), and after the repairs
-:class:`~agent_memory.errors.MalformedOutputError` is raised. Its contradictions are then
-verified against the learned offline decision (:mod:`.reconcile_verify`).
+the pool; otherwise it is sent back for repair (:mod:`.structured`). Its contradictions are then
+verified against the learned offline decision (:mod:`.reconcile_verify`). When the answer is
+still unusable after the repairs (a small model put one fact in three duplicate groups), the
+round goes on without it: the offline decision's confident contradictions alone are applied,
+nothing is merged, and a warning is logged; the next round asks again.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from ..errors import MalformedOutputError
 from ..models import Fact
 from . import prompts
 from .reconcile_models import ReconcileDecision
 from .reconcile_verify import DEFAULT_VERIFIER, Verifier
 from .structured import Message, OutputRejected, schema_text
 
+log = logging.getLogger(__name__)
 _FENCE = re.compile(r"<\s*(/?)\s*facts\b[^>]*>", re.IGNORECASE)
 
 SYSTEM = """\
@@ -116,16 +121,24 @@ async def reconcile(structured: Structured, facts: Sequence[Fact], *,
     decision's confident contradictions the model missed are adopted); ``None`` returns the
     model's decision as it is.
 
+    An answer still invalid after the repairs is replaced by an empty decision (logged), so
+    only the verifier's adopted contradictions apply.
+
     Returns:
         A :class:`~.reconcile_verify.VerifiedDecision` (with ``vetoed``) when verified.
 
     Raises:
-        MalformedOutputError: invalid output after the reasoner's repairs.
         ReasonerError: the endpoint failed.
     """
     if len(facts) < 2:
         return ReconcileDecision()
     known = {f.id for f in facts}
-    decision = await structured(reconcile_messages(facts), ReconcileDecision,
-                                lambda decision: check_decision(decision, known))
+    try:
+        decision = await structured(reconcile_messages(facts), ReconcileDecision,
+                                    lambda decision: check_decision(decision, known))
+    except MalformedOutputError as exc:
+        log.warning("reconciliation: the model's answer over %d facts failed validation after "
+                    "the repairs; only the offline decision applies this round: %s",
+                    len(facts), exc)
+        decision = ReconcileDecision()
     return decision if verifier is None else await verifier.acheck(decision, facts)
