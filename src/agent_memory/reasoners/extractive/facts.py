@@ -33,8 +33,8 @@ from ...text.dates import resolve_dates
 from ..base import FactDraft, FactExtraction
 from .parse import Clause, clauses, group_of, parse
 from .person import SELF_WORDS as _SELF_WORDS
-from .person import YOU_WORDS as _YOU_WORDS
 from .person import (
+    WE_WORDS,
     Speaker,
     family_named,
     household_of,
@@ -42,6 +42,7 @@ from .person import (
     to_third_person,
     unnamed_group,
 )
+from .person import YOU_WORDS as _YOU_WORDS
 from .select import candidate, worth
 from .sentences import content_terms, entities, split_sentences, words
 
@@ -231,7 +232,6 @@ def finish_sentence(text: str) -> str:
     return f"{text}." if text else text
 
 
-_WE = frozenset(("we", "we're", "we've", "we'll", "we'd", "us", "our"))
 _GONNA = re.compile(r"\b(is|are|was|were) gonna\b", re.IGNORECASE)
 """The spoken "gonna" after a form of "be": written out ("Jon is going to keep going")."""
 
@@ -333,13 +333,13 @@ def turn_speakers(turns: Sequence[Turn], speakers: Mapping[str, Speaker] | None 
     result: dict[str, Speaker] = {}
     for index, turn in enumerate(turns):
         name = speaker_name(turn)
-        asked = index and speaker_name(turns[index - 1]) != name and family_named(
+        asked = index > 0 and speaker_name(turns[index - 1]) != name and family_named(
             turns[index - 1].content, "your")
         if asked or family_named(turn.content, "my|our|the"):
             named[name] = index
         recent = index - named.get(name, -FAMILY_WINDOW - 1) <= FAMILY_WINDOW
         group = (groups or {}).get(turn.id)
-        if recent and not group and _WE.intersection(words(turn.content)):
+        if recent and not group and WE_WORDS.intersection(words(turn.content)):
             named[name] = index  # "we" of the family again: the family is still the topic
         household = group or (speakers[name].household if recent else None)
         result[turn.id] = replace(speakers[name], household=household)

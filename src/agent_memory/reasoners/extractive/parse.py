@@ -224,8 +224,9 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
     skip: set[int] = set()
     for child in verb.children:
-        joined = next((c for c in verb.children if c.dep_ == "conj" and c.i > child.i), None)
-        if child.dep_ == "cc" and joined is not None and joined.i not in heads:
+        if child.dep_ == "cc" and (joined := next(
+                (c for c in verb.children if c.dep_ == "conj" and c.i > child.i), None)
+        ) is not None and joined.i not in heads:
             continue  # "and" before a predicate kept in this clause ("excited and scared")
         if (child.i in heads or child.dep_ in _DROP and not child.is_punct
                 or child.dep_ == "npadvmod" and child.lower_ in names or _since_we(child)):

@@ -55,7 +55,8 @@ it may mean ("save a family from a fire" names none)."""
 _COLLECTIVE = re.compile(r"\b(?:together|both|each ?other|one another|all of us|(?:we|us) all|"
                          r"as a team|teammates|join(?:s|ed|ing)? forces)\b", re.IGNORECASE)
 """Words that make "we" more than the speaker: a reciprocal or collective predicate."""
-_WE = word_set("we we're we've we'll we'd us our")
+WE_WORDS = word_set("we we're we've we'll we'd us our")
+"""Words by which a speaker speaks for a group they are in (lower-cased)."""
 _HOUSEHOLD = re.compile(
     r"\bmy (husband|wife|partner|fianc[eé]e?|boyfriend|girlfriend|family|kids|children)\b",
     re.IGNORECASE,
@@ -139,7 +140,7 @@ def unnamed_group(clause: str, sentence: str, speaker: Speaker) -> bool:
     ("Joanna both has ..."); "and others" says nothing."""
     return (not speaker.household and bool(_COLLECTIVE.search(sentence))
             and not _FAMILY_WORDS.search(sentence)
-            and bool(_WE.intersection(words(clause))))
+            and bool(WE_WORDS.intersection(words(clause))))
 
 
 def _s_form(verb: str) -> str:
