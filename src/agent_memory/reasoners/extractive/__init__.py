@@ -99,9 +99,10 @@ class ExtractiveReasoner(Reasoner):
         return await run_in_worker(extract_facts, list(turns))
 
     def _field_index(self, fields: Sequence[SchemaField]) -> FieldIndex:
-        """The schema's field prototypes (raises ``ModelUnavailableError`` like
-        :meth:`_index`)."""
-        return self._index(tuple(fields), lambda embed: FieldIndex(embed, tuple(fields)))
+        """The schema's field prototypes, and the learned field model on the local
+        all-MiniLM-L6-v2 (raises ``ModelUnavailableError`` like :meth:`_index`)."""
+        return self._index(tuple(fields), lambda embed: FieldIndex(
+            embed, tuple(fields), learned=shared_embedder().embed_sync))
 
     async def summarize_user(self, previous: str | None, items: Sequence[str],
                              max_tokens: int) -> SummaryDraft:
@@ -112,7 +113,8 @@ class ExtractiveReasoner(Reasoner):
 
     async def assign_profile_fields(self, subject: str | None, facts: Sequence[str],
                                     fields: Sequence[SchemaField]) -> list[FieldAssignment]:
-        """See :meth:`.profile.FieldIndex.assign` (nearest field prototype)."""
+        """See :meth:`.profile.FieldIndex.assign` (the learned field model for the default
+        schema's fields, else the nearest field prototype)."""
         return await run_in_worker(lambda: self._field_index(fields).assign(
             list(facts), [subject] * len(facts)))
 

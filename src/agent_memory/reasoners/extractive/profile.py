@@ -55,11 +55,19 @@ class FieldIndex:
     Args:
         embed: a synchronous embedder (L2-normalised rows).
         fields: the schema's fields (:func:`agent_memory.profile_schema.schema_fields`).
+        learned: the local all-MiniLM-L6-v2 (synchronous): when given and the schema's fields
+            are the learned model's (:func:`.field_model.covers`), :meth:`assign` files facts
+            by that model instead of by the prototypes; :meth:`scores` always compares with
+            the prototypes.
     """
 
-    def __init__(self, embed: Embed, fields: Sequence[SchemaField]) -> None:
+    def __init__(self, embed: Embed, fields: Sequence[SchemaField],
+                 learned: Embed | None = None) -> None:
+        from . import field_model  # (it reads as_generic from here)
+
         self.embed = embed
         self.fields = tuple(fields)
+        self._learned = learned if learned is not None and field_model.covers(fields) else None
         self._owner = np.array([k for k, f in enumerate(fields) for _ in f.prototypes]
                                + [-1] * len(CHATTER))
         self._matrix = embed([p for f in fields for p in f.prototypes] + list(CHATTER))
@@ -76,9 +84,16 @@ class FieldIndex:
         return best, sims[:, self._owner == -1].max(axis=1)
 
     def assign(self, texts: Sequence[str], subjects: Sequence[str | None]) -> list[FieldAssignment]:
-        """The field of each text (``None`` below :data:`FIELD_THRESHOLD`) and its cosine."""
+        """The field of each text and its score: by the learned model when this index has
+        one (:func:`.field_model.assign`, the score a probability), else the nearest field
+        whose prototype cosine reaches :data:`FIELD_THRESHOLD` and beats chatter (``None``
+        otherwise), the score that cosine."""
         if not texts:
             return []
+        if self._learned is not None:
+            from . import field_model
+
+            return field_model.assign(self._learned, texts, subjects, self.fields)
         best, chatter = self.scores(texts, subjects)
         out = []
         for row, reject in zip(best, chatter, strict=True):

@@ -1,0 +1,105 @@
+"""Which profile field a fact belongs in, or none: a learned decision over local embeddings.
+
+A multinomial logistic regression (scikit-learn at training time, numpy here) reads the
+all-MiniLM-L6-v2 embedding of a fact with its subject written as "The person"
+(:func:`.profile.as_generic`) and gives the probability of each field of the default profile
+schema (:class:`agent_memory.profile_schema.PersonProfile`) and of ``none``: what a careful
+person would leave out of a profile (a feeling of the moment, chatter, a trivial one-off
+moment, a vague aim). "Sam works as a nurse" goes to *occupation*; "Sam went camping with
+the kids" to *hobbies*; "Sam is so excited" and "Sam roasted marshmallows" to none.
+
+The weights (``profile_fields.npz`` beside this module) are trained by
+``bench/train_profile_fields.py`` on ``data/profile_statements.jsonl``: statements written and
+labelled for this project, no third-party text; the script reports accuracy on held-out folds.
+The model knows the default schema's fields only: a schema with another field falls back to
+the nearest-prototype rule of :class:`.profile.FieldIndex`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ...profile_schema import SchemaField
+from ..base import FieldAssignment
+from .attributes import Embed
+from .profile import as_generic
+
+WEIGHTS = Path(__file__).with_name("profile_fields.npz")
+"""The shipped weights: ``classes`` (n,) field names and ``"none"``, ``coef`` (n, 384),
+``intercept`` (n,)."""
+NONE = "none"
+"""The class of a fact that belongs in no field."""
+MIN_PROBABILITY = 0.8
+"""Lowest probability that a fact belongs in some field (1 - P(none)) for it to be filed, in
+its most probable field; below it the fact stays out of the profile. A fact the model cannot
+place between two fields ("Sam's daughter was born in January": family or age) is still
+filed: only the doubt whether it is profile material at all keeps it out."""
+PARAPHRASE = 0.85
+"""Cosine (all-MiniLM-L6-v2, subjects written as "The person") at or above which two facts
+filed in one field say the same thing ("Sam opened an online clothing store" / "Sam's online
+clothes store is open"): the older is left out. Below it, two distinct events of one kind
+come close ("went to a conference on 10 July" / "went to a workshop on 23 June", 0.81)."""
+
+
+@lru_cache(maxsize=1)
+def _weights() -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
+    with np.load(WEIGHTS) as data:
+        return (tuple(str(c) for c in data["classes"]), data["coef"].astype(np.float32),
+                data["intercept"].astype(np.float32))
+
+
+def covers(fields: Sequence[SchemaField]) -> bool:
+    """Whether the model knows every one of ``fields`` (true for the default schema)."""
+    classes = _weights()[0]
+    return all(f.name in classes for f in fields)
+
+
+def probabilities(vectors: np.ndarray, fields: Sequence[SchemaField]) -> np.ndarray:
+    """``(len(vectors), len(fields) + 1)`` probabilities of each field and, last, of none,
+    for embeddings ``vectors`` ``(n, 384)`` (L2-normalised all-MiniLM-L6-v2); the classes of
+    fields not in the schema are left out before the softmax.
+
+    Raises:
+        KeyError: a field the model does not know (check :func:`covers` first).
+    """
+    classes, coef, intercept = _weights()
+    keep = [classes.index(f.name) for f in fields] + [classes.index(NONE)]
+    logits = np.asarray(vectors, dtype=np.float32) @ coef[keep].T + intercept[keep]
+    logits -= logits.max(axis=1, keepdims=True)
+    odds = np.exp(logits)
+    return odds / odds.sum(axis=1, keepdims=True)
+
+
+def assign(embed: Embed, texts: Sequence[str], subjects: Sequence[str | None],
+           fields: Sequence[SchemaField]) -> list[FieldAssignment]:
+    """The most probable field of each of ``texts`` about ``subjects``, oldest first, scored
+    by the probability that it belongs in some field; ``None`` when that probability is under
+    :data:`MIN_PROBABILITY`, or when a newer text filed in the same field paraphrases it
+    (cosine >= :data:`PARAPHRASE`). ``embed`` must be the local all-MiniLM-L6-v2 the model
+    was trained on.
+
+    Raises:
+        KeyError: ``fields`` holds a field the model does not know (see :func:`covers`).
+        ModelUnavailableError: the local embedder cannot load.
+    """
+    if not texts:
+        return []
+    vectors = embed([as_generic(t, s) for t, s in zip(texts, subjects, strict=True)])
+    rows = probabilities(vectors, fields)
+    worth = 1.0 - rows[:, -1]
+    best = rows[:, :-1].argmax(axis=1)
+    filed = worth >= MIN_PROBABILITY
+    similar = np.asarray(vectors) @ np.asarray(vectors).T
+    out = []
+    for i in range(len(texts)):
+        later = similar[i, i + 1:] >= PARAPHRASE
+        if filed[i] and (later & filed[i + 1:] & (best[i + 1:] == best[i])).any():
+            filed[i] = False  # a newer fact of this field says the same
+        out.append(FieldAssignment(field=fields[int(best[i])].name if filed[i] else None,
+                                   score=max(0.0, min(1.0, float(worth[i]))) if filed[i]
+                                   else 0.0))
+    return out

@@ -1,0 +1,106 @@
+"""The offline profile-field model: its data, its decisions, and where it does not apply."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, Field
+
+from agent_memory.profile_schema import schema_fields
+from agent_memory.reasoners.extractive import field_model
+from agent_memory.reasoners.extractive.profile import FieldIndex
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "profile_statements.jsonl"
+
+
+def test_training_statements_are_labelled_with_the_default_fields_and_name_their_subject() -> None:
+    names = {f.name for f in schema_fields()} | {field_model.NONE}
+    items = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+    assert len(items) >= 1000
+    assert {item["field"] for item in items} == names  # every class has statements
+    assert all(item["subject"] in item["text"] for item in items)
+    assert len({item["text"] for item in items}) == len(items)
+
+
+def test_the_weights_know_the_default_schema() -> None:
+    assert field_model.covers(schema_fields())
+    other = schema_fields()[:3] + (schema_fields()[0].__class__(
+        name="star_sign", description="zodiac sign", prototypes=("The person is a Leo.",)),)
+    assert not field_model.covers(other)
+
+
+@pytest.fixture(scope="module")
+def embed(local_embedder):
+    return local_embedder.embed_sync
+
+
+def test_clear_statements_go_to_their_field_and_chatter_to_none(embed) -> None:
+    # Written for this test; none of them is in the training data.
+    cases = {
+        "Omar teaches chemistry at a high school.": "occupation",
+        "Omar's son started kindergarten in September 2024.": "family",
+        "Omar adopted a grey cat called Pixel.": "pets",
+        "Omar grew up in Marseille and lives in Lyon now.": "location",
+        "Omar has paid off the loan on his car.": "finances",
+        "Omar sings in a choir every Thursday.": "hobbies",
+        "Omar is so excited!": None,
+        "Omar thanked a friend for the kind words.": None,
+        "Omar will send the photos later.": None,
+    }
+    texts = list(cases)
+    assert all(text not in DATA.read_text() for text in texts)
+    placed = field_model.assign(embed, texts, ["Omar"] * len(texts), schema_fields())
+    assert {t: a.field for t, a in zip(texts, placed, strict=True)} == cases
+    for a in placed:
+        assert (a.score >= field_model.MIN_PROBABILITY) if a.field else a.score == 0.0
+
+
+def test_a_fact_torn_between_two_fields_is_still_filed(embed) -> None:
+    """Only the doubt whether a fact is profile material keeps it out, not two fields."""
+    fields = schema_fields()
+    text = "Priya's daughter Anika was born in January 2025."
+    from agent_memory.reasoners.extractive.profile import as_generic
+
+    row = field_model.probabilities(embed([as_generic(text, "Priya")]), fields)[0]
+    assert row.sum() == pytest.approx(1.0, abs=1e-5)
+    assert sorted(row[:-1])[-2] > 0.1  # a second field is in play
+    [placed] = field_model.assign(embed, [text], ["Priya"], fields)
+    assert placed.field == "family"
+
+
+def test_of_two_paraphrases_in_one_field_the_older_is_left_out(embed) -> None:
+    texts = ["Nadia opened a bakery.",                                  # oldest
+             "Nadia went to a pottery workshop on 3 March 2024.",
+             "Nadia went to a ceramics fair on 9 June 2024.",            # another event
+             "Nadia's bakery is open."]                                # newest
+    placed = field_model.assign(embed, texts, ["Nadia"] * 4, schema_fields())
+    assert [a.field for a in placed] == [None, "hobbies", "hobbies", "occupation"]
+    alone = field_model.assign(embed, texts[:1], ["Nadia"], schema_fields())
+    assert alone[0].field == "occupation"
+
+
+class StarSigns(BaseModel):
+    star_sign: list[str] = Field(default_factory=list, description="zodiac sign",
+                                 examples=["The person is a Leo."])
+    occupation: list[str] = Field(default_factory=list, description="job",
+                                  examples=["The person works as a nurse."])
+
+
+def test_the_index_files_by_the_model_for_the_default_schema_and_by_prototypes_otherwise(
+        embed) -> None:
+    texts = ["Sam is a Virgo, born in early September.", "Sam is so excited!"]
+    default = FieldIndex(embed, schema_fields(), learned=embed)
+    assert [a.field for a in default.assign(texts, ["Sam", "Sam"])] == ["age", None]  # birthday
+    custom = FieldIndex(embed, schema_fields(StarSigns), learned=embed)
+    assert custom.assign(texts, ["Sam", "Sam"])[0].field == "star_sign"
+    unlearned = FieldIndex(embed, schema_fields(), learned=None)
+    by_prototypes = unlearned.assign(texts, ["Sam", "Sam"])
+    best, _ = unlearned.scores(texts, ["Sam", "Sam"])
+    assert [a.score for a in by_prototypes if a.field] == [
+        pytest.approx(float(best[k].max())) for k, a in enumerate(by_prototypes) if a.field]
+
+
+def test_nothing_to_file() -> None:
+    assert field_model.assign(lambda texts: [], [], [], schema_fields()) == []
