@@ -178,3 +178,17 @@ def test_a_second_predicate_of_be_stays_in_its_clause_with_its_and():
         ("self", "I'm working on my business and some new dance routines")]
     assert _clauses("I live in Boston and work as a pharmacist.") == [
         ("self", "I live in Boston"), ("self", "I work as a pharmacist")]
+
+
+def test_a_subject_the_parser_coordinated_with_an_object_heads_its_own_clause():
+    """The parser attaches "one" and "our season opener" to the noun before them ("some
+    wholesalers and one", "the team and our season opener"), leaving the next verb with no
+    subject; the noun right before a finite verb is its subject, not the speaker."""
+    assert _clauses("I emailed some wholesalers and one replied and said yes today!") == [
+        ("self", "I emailed some wholesalers"), ("other", "one replied"),
+        ("other", "one said today")]
+    assert _clauses("I'm a shooting guard for the team and our season opener is next week.") == [
+        ("self", "I'm a shooting guard for the team"), ("own", "our season opener is next week")]
+    # an object coordinated with an object before "and" and a verb stays the object
+    assert _clauses("I bought apples and pears and ate them.") == [
+        ("self", "I bought apples and pears"), ("self", "I ate them")]

@@ -35,6 +35,8 @@ from .sentences import word_set
 _NLP: list[Any] = []
 _LOCK = threading.Lock()
 _SUBJECTS = ("nsubj", "nsubjpass", "csubj", "expl")
+_FINITE = ("VBD", "VBZ", "VBP", "MD")
+"""Tags of a finite verb: one that takes a subject of its own."""
 _DROP = ("intj", "punct", "cc", "discourse", "preconj", "meta")
 _DISCOURSE = word_set(
     "so well also anyway anyways actually honestly btw plus oh yeah yes wow hey ok okay")
@@ -219,10 +221,30 @@ def _kind(subject: Any | None) -> str:
     return "own" if owned else "other"
 
 
-def _clause(verb: Any, heads: set[int], names: frozenset[str]) -> tuple[list[Any], Any | None]:
-    """The tokens of ``verb``'s clause and its subject (``None`` when it has none)."""
+def _stolen_subject(verb: Any) -> Any | None:
+    """The subject the parser gave the clause before as a coordinated noun: a finite verb
+    coordinated with no subject of its own, right after a noun coordinated with a noun of the
+    clause before ("I emailed some wholesalers and one replied", "I'm a guard for the team and
+    our season opener is next week": "one" and "opener" attached to "wholesalers" and "team")."""
+    if verb.dep_ != "conj" or verb.tag_ not in _FINITE or any(
+            c.dep_ in _SUBJECTS for c in verb.children):
+        return None
+    noun = verb.doc[verb.i - 1] if verb.i else None
+    while noun is not None and noun.dep_ != "conj" and noun.head.i < verb.i and noun.head != noun:
+        noun = noun.head  # from the last word of the noun phrase to its head
+    if (noun is None or noun.dep_ != "conj" or noun.pos_ not in ("NOUN", "PROPN", "NUM")
+            or noun.head.pos_ not in ("NOUN", "PROPN", "NUM") or noun.right_edge.i != verb.i - 1
+            or not any(c.dep_ == "cc" and c.i < noun.left_edge.i for c in noun.head.children)):
+        return None
+    return noun
+
+
+def _clause(verb: Any, heads: set[int], names: frozenset[str],
+            taken: frozenset[int] = frozenset()) -> tuple[list[Any], Any | None]:
+    """The tokens of ``verb``'s clause and its subject (``None`` when it has none), without the
+    tokens ``taken`` by a later clause (:func:`_stolen_subject`)."""
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
-    skip: set[int] = set()
+    skip: set[int] = set(taken)
     for child in verb.children:
         if child.dep_ == "cc" and (joined := next(
                 (c for c in verb.children if c.dep_ == "conj" and c.i > child.i), None)
@@ -316,8 +338,15 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
             verbs = _verbs(sent.root)
             heads = {v.i for v in verbs}
             shared = None
+            stolen = {v.i: noun for v in verbs if (noun := _stolen_subject(v)) is not None}
+            taken = frozenset(t.i for noun in stolen.values() for t in [
+                *noun.subtree, *(c for c in noun.head.children
+                                 if c.dep_ == "cc" and c.i < noun.left_edge.i)])
             for verb in verbs:
-                tokens, subject = _clause(verb, heads, names)
+                tokens, subject = _clause(verb, heads, names, taken)
+                if verb.i in stolen:
+                    subject = stolen[verb.i]
+                    tokens = sorted([*subject.subtree, *tokens], key=lambda t: t.i)
                 if subject is None and verb.dep_ == "conj":
                     subject, lead = shared, _shared_lead(shared, verb)  # "... and work as"
                 else:
