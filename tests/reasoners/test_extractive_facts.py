@@ -193,6 +193,18 @@ def test_an_i_the_parse_missed_is_not_given_a_second_subject() -> None:
     assert facts[0].text == "Caroline color-codes achievements."
 
 
+def test_a_bracketed_stage_direction_is_not_speech() -> None:
+    """A transcript's "[shares a photo: ...]" glued to the sentence before it (no space after
+    its "!") is no claim of the speaker's, and an emoji is no word of it."""
+    facts = texts(turn("My aunt gave me this book last year!\U0001F31F [shares a photo: a "
+                       "photography of a book cover with a gold coin on it]"),
+                  turn("I adopted a rescue cat in May [laughs] and she runs the house now.",
+                       turn_id="t2"))
+    assert facts and not [f for f in facts if "[" in f or "shares" in f or "laughs" in f]
+    assert facts == ["Caroline's aunt gave Caroline this book in 2022.",
+                     "Caroline adopted a rescue cat in May 2023."]
+
+
 def test_a_quoted_title_ends_with_the_full_stop_outside_the_quotation_marks() -> None:
     facts = extract_facts([turn('Just finished a dance piece called "Finding Freedom."')]).facts
     assert [f.text for f in facts] == ['Caroline just finished a dance piece called "Finding Freedom".']

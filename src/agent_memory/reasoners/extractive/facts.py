@@ -23,6 +23,7 @@ you") and clauses with no noun outside a date give none either.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
@@ -168,9 +169,15 @@ def categorize(text: str) -> str:
     return best if hits[best] else "other"
 
 
+_STAGE_DIRECTION = re.compile(r"\s*\[[^\[\]]*\]")
+"""A bracketed aside of a transcript, not speech: "[laughs]", "[shares a photo: ...]"."""
+
+
 def clean_sentence(sentence: str, names: frozenset[str]) -> str:
-    """Strip leading interjections and vocatives ("Yeah, Mel, I ...") and normalise quotes."""
-    text = sentence.replace("\u2019", "'").replace("\u2018", "'").strip()
+    """Strip bracketed stage directions ("[shares a photo: ...]"), emoji and other symbols,
+    leading interjections and vocatives ("Yeah, Mel, I ...") and normalise quotes."""
+    text = _STAGE_DIRECTION.sub("", sentence).replace("\u2019", "'").replace("\u2018", "'")
+    text = "".join(c for c in text if unicodedata.category(c) != "So").strip()
     for _ in range(3):
         before = text
         text = _INTERJECTION.sub("", text).lstrip()
