@@ -3,7 +3,7 @@
 Reads ``data/profile_statements.jsonl`` (statements written and labelled for this project:
 ``text``, ``subject``, ``field`` = a field of the default profile schema or ``none``) and the
 default schema's own prototype statements, embeds each with its subject written as "The
-person" (:func:`agent_memory.reasoners.extractive.profile.as_generic`, the local
+person" (:func:`agent_memory.reasoners.extractive.field_model.as_generic`, the local
 all-MiniLM-L6-v2), and fits a multinomial logistic regression (scikit-learn,
 ``class_weight="balanced"``). It reports accuracy per class on held-out folds (5-fold,
 stratified) and the filing figures the reasoner acts on (a field is kept when its probability
@@ -25,8 +25,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold
 
 from agent_memory.profile_schema import PERSON, schema_fields
-from agent_memory.reasoners.extractive.field_model import MIN_PROBABILITY, NONE, WEIGHTS
-from agent_memory.reasoners.extractive.profile import as_generic
+from agent_memory.reasoners.extractive.field_model import (
+    MIN_PROBABILITY,
+    NONE,
+    WEIGHTS,
+    as_generic,
+)
 from agent_memory.reasoners.extractive.select import shared_embedder
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "profile_statements.jsonl"

@@ -61,7 +61,7 @@ def test_a_fact_torn_between_two_fields_is_still_filed(embed) -> None:
     """Only the doubt whether a fact is profile material keeps it out, not two fields."""
     fields = schema_fields()
     text = "Priya's daughter Anika was born in January 2025."
-    from agent_memory.reasoners.extractive.profile import as_generic
+    from agent_memory.reasoners.extractive.field_model import as_generic
 
     row = field_model.probabilities(embed([as_generic(text, "Priya")]), fields)[0]
     assert row.sum() == pytest.approx(1.0, abs=1e-5)

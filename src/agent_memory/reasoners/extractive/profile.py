@@ -22,6 +22,7 @@ from ...profile_schema import PERSON, SchemaField, Statement, newest_distinct, r
 from ...tokens import truncate_tokens
 from ..base import FieldAssignment, SummaryDraft
 from .attributes import Embed
+from .field_model import as_generic
 from .sentences import split_sentences
 from .summarize import check_budget, key_topics
 
@@ -40,15 +41,6 @@ out, the reject class of the nearest-prototype rule. Written for this project.""
 _LINE = re.compile(r"^(?P<label>[A-Z][a-z]+(?: [a-z]+){0,2}):\s+(?P<body>\S.*)$")
 
 
-def as_generic(text: str, subject: str | None) -> str:
-    """``text`` with ``subject``'s name (whole or first name) written as :data:`PERSON`."""
-    if not subject:
-        return text
-    names = sorted({subject, subject.split()[0]}, key=len, reverse=True)
-    pattern = r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b"
-    return re.sub(pattern, PERSON, text)
-
-
 class FieldIndex:
     """The prototypes of a schema's fields, embedded once.
 
@@ -63,7 +55,7 @@ class FieldIndex:
 
     def __init__(self, embed: Embed, fields: Sequence[SchemaField],
                  learned: Embed | None = None) -> None:
-        from . import field_model  # (it reads as_generic from here)
+        from . import field_model
 
         self.embed = embed
         self.fields = tuple(fields)
