@@ -185,22 +185,16 @@ async def test_poisoned_llm_facts_are_refused_and_legitimate_ones_stored(
                  absolute_dates(FactDraft(text=text, evidence=[cite]), by_id[cite]),
                  by_id[cite], speakers[n][cite]))}
     kept = {f.content for f in stored} & legit
-    # 3 proposals per poisoning turn; the one citing the injected turn and the one citing it
-    # and a legitimate turn say the same of a common turn, so they reach the grounding check
-    # as one fact citing both (openai_facts.paraphrases_out): 2 refused and counted per
-    # poisoning turn. Some reference observations lean on context their cited turn lacks and
-    # are refused too
+    # 3 proposals per poisoning turn, each refused and counted; some reference observations
+    # lean on context their cited turn lacks and are refused too
     refused = sum(r.grounding_rejected for r in results)
-    assert refused == 2 * len(POISON) + len(legit) - len(kept)
+    assert refused == 3 * len(POISON) + len(legit) - len(kept)
     assert len(kept) >= 0.9 * len(legit)
     reasons = {}
     for r in results:
         for reason, count in r.grounding_reasons.items():
             reasons[reason] = reasons.get(reason, 0) + count
-    # merged with the variant citing a legitimate turn too, no claim cites the injected turn
-    # alone: each is refused on what the legitimate turn does not say
-    assert "instruction as evidence" not in reasons
-    assert set(reasons) <= {"unsupported", "number not in evidence", "name not in evidence"}
+    assert reasons["instruction as evidence"] == len(POISON)
     assert sum(reasons.values()) == refused
     assert sum("grounding refused fact" in r.getMessage() for r in caplog.records) == refused
 

@@ -356,26 +356,3 @@ def test_only_a_vague_fact_about_what_the_exact_one_states_gives_way():
     loves = FactDraft(text="Priya loves her job at the clinic.", evidence=["s2:0"])
     pays = FactDraft(text="Priya's job pays $9 million.", evidence=["s2:1", "s2:0"])
     assert superseded_out([loves, pays], planted) == [loves, pays]
-
-
-def test_of_two_facts_saying_the_same_of_one_turn_the_one_with_more_numbers_stays():
-    """The live 1.5B model wrote one turn's plan twice; two claims of one turn, the same
-    words citing another turn, and two figures that differ all stay."""
-    from agent_memory.reasoners.openai_facts import paraphrases_out
-
-    pension = FactDraft(text="Priya wants to raise her pension contribution to 6% from May 2025.",
-                        evidence=["s2:2"])
-    savings = FactDraft(text="Priya wants to raise her retirement savings from 2% to 6% in May "
-                             "2025.", evidence=["s2:2", "s2:3"])
-    paid = FactDraft(text="Priya paid off $5,000 of her student loan.", evidence=["s2:4"])
-    left = FactDraft(text="Priya has $7,000 of student loans left now.", evidence=["s2:4"])
-    kept = savings.model_copy(update={"evidence": ["s2:2", "s2:3"]})
-    assert paraphrases_out([pension, savings, paid, left]) == [kept, paid, left]
-    pension3 = pension.model_copy(update={"evidence": ["s2:2", "s2:5"]})
-    assert paraphrases_out([pension3, savings])[0].evidence == ["s2:2", "s2:3", "s2:5"]
-    elsewhere = savings.model_copy(update={"evidence": ["s3:0"]})
-    assert paraphrases_out([pension, elsewhere]) == [pension, elsewhere]
-    other = FactDraft(text="Priya wants to raise her pension contribution to 8% from May 2025.",
-                      evidence=["s2:2"])
-    assert paraphrases_out([pension, other]) == [pension, other]
-    assert paraphrases_out([pension]) == [pension]

@@ -36,23 +36,16 @@
   turn (or a neighbouring one: small models cite the turn next to the right one) states, the
   two naming a common thing (:func:`superseded_out`: "Priya updated her deposit target"
   beside "Priya thinks she needs $60,000 for the deposit").
-- **Said twice**: of two facts that cite a common turn and say the same thing (cosine >=
-  :data:`PARAPHRASE` on the local embedder, every number of one among the other's), only the
-  one keeping more numbers stays, citing the turns of both (:func:`paraphrases_out`: "Priya
-  wants to raise her retirement savings from 2% to 6% in May 2025" over "Priya wants to raise
-  her pension contribution to 6% from May 2025", which a 1.5B model wrote from one turn).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import logging
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._threads import run_in_worker
-from ..errors import ModelUnavailableError
 from ..models import Turn
 from ..text.dates import resolve_dates
 from ..text.injection import injection_reason
@@ -68,13 +61,6 @@ from .structured import OutputRejected, schema_text
 
 if TYPE_CHECKING:
     from .openai import OpenAIReasoner
-
-log = logging.getLogger(__name__)
-
-PARAPHRASE = 0.85
-"""Cosine (all-MiniLM-L6-v2) at or above which two facts citing a common turn say the same
-thing; "Priya paid off $5,000 of her student loan" / "Priya has $7,000 of student loans left
-now", two claims of one turn, are at 0.81."""
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|we|we're|we've|our|us)\b",
                            re.IGNORECASE)
@@ -316,40 +302,7 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtract
             found = [*found, *(await _extract_part(
                 r, missed, prompts.disclosure_messages(missed, schema))).facts]
         facts += await run_in_worker(_written, found, part)
-    try:
-        facts = await run_in_worker(paraphrases_out, facts)
-    except ModelUnavailableError as exc:
-        log.warning("facts not checked for paraphrases: %s", exc)
     return FactExtraction(facts=facts)
-
-
-def paraphrases_out(facts: Sequence[FactDraft]) -> list[FactDraft]:
-    """``facts`` without the second of two that cite a common turn and say the same thing:
-    cosine >= :data:`PARAPHRASE` on the local embedder, and every number of one among the
-    other's. Of such two the one with more numbers stays, then the longer, then the first,
-    and it cites the turns of both (so the grounding check reads every turn either cited).
-    Embeds (CPU): call it off the event loop.
-
-    Raises:
-        ModelUnavailableError: the local embedding model is not installed.
-    """
-    if len(facts) < 2:
-        return list(facts)
-    from .offline_checks import local_embedder
-
-    vectors = local_embedder().embed_sync([f.text for f in facts])
-    similar = vectors @ vectors.T
-    numbers = [numbers_in(f.text) for f in facts]
-    rank = sorted(range(len(facts)), key=lambda k: (-len(numbers[k]), -len(facts[k].text), k))
-    evidence: dict[int, list[str]] = {}
-    for k in rank:
-        same = next((j for j in evidence if set(facts[k].evidence) & set(evidence[j])
-                     and similar[k, j] >= PARAPHRASE and numbers[k] <= numbers[j]), None)
-        if same is None:
-            evidence[k] = list(facts[k].evidence)
-        else:
-            evidence[same] += [e for e in facts[k].evidence if e not in evidence[same]]
-    return [facts[k].model_copy(update={"evidence": evidence[k]}) for k in sorted(evidence)]
 
 
 def superseded_out(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
