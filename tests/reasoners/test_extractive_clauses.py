@@ -181,14 +181,16 @@ def test_a_second_predicate_of_be_stays_in_its_clause_with_its_and():
 
 
 def test_a_subject_the_parser_coordinated_with_an_object_heads_its_own_clause():
-    """The parser attaches "one" and "our season opener" to the noun before them ("some
-    wholesalers and one", "the team and our season opener"), leaving the next verb with no
-    subject; the noun right before a finite verb is its subject, not the speaker."""
-    assert _clauses("I emailed some wholesalers and one replied and said yes today!") == [
-        ("self", "I emailed some wholesalers"), ("other", "one replied"),
-        ("other", "one said today")]
-    assert _clauses("I'm a shooting guard for the team and our season opener is next week.") == [
-        ("self", "I'm a shooting guard for the team"), ("own", "our season opener is next week")]
+    """The parser attaches "one" and "our big gala" to the noun before them ("three bakeries
+    and one", "a swim team and our big gala"), leaving the next verb with no subject; the
+    noun right before a finite verb is its subject, not the speaker."""
+    assert _clauses("I called three bakeries and one offered me a trial shift!") == [
+        ("self", "I called three bakeries"), ("other", "one offered me a trial shift")]
+    assert _clauses("I coach a swim team and our big gala is on Saturday!") == [
+        ("self", "I coach a swim team"), ("own", "our big gala is on Saturday")]
+    # only the "and" right before the subject goes with it
+    assert _clauses("I met Anna and Tom and his wife came later.") == [
+        ("self", "I met Anna and Tom"), ("other", "his wife came later")]
     # an object coordinated with an object before "and" and a verb stays the object
     assert _clauses("I bought apples and pears and ate them.") == [
         ("self", "I bought apples and pears"), ("self", "I ate them")]

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 
-from agent_memory.profile_schema import schema_fields
+from agent_memory.errors import ModelUnavailableError
+from agent_memory.profile_schema import SchemaField, schema_fields
 from agent_memory.reasoners.extractive import field_model
 from agent_memory.reasoners.extractive.profile import FieldIndex
 
@@ -24,11 +25,20 @@ def test_training_statements_are_labelled_with_the_default_fields_and_name_their
     assert len({item["text"] for item in items}) == len(items)
 
 
-def test_the_weights_know_the_default_schema() -> None:
-    assert field_model.covers(schema_fields())
-    other = schema_fields()[:3] + (schema_fields()[0].__class__(
-        name="star_sign", description="zodiac sign", prototypes=("The person is a Leo.",)),)
-    assert not field_model.covers(other)
+def test_the_model_covers_the_default_schema_only_as_it_is() -> None:
+    from dataclasses import replace
+
+    default = schema_fields()
+    assert field_model.covers(default)
+    assert field_model.covers(default[:4])  # a subset keeps its meanings
+    star = SchemaField(name="star_sign", description="zodiac sign",
+                       prototypes=("The person is a Leo.",))
+    assert not field_model.covers((*default[:3], star))
+    # a default name given another meaning is the schema's own field: filed by its prototypes
+    assert not field_model.covers((replace(default[2], description="the person's dream job",
+                                           prototypes=("The person dreams of flying.",)),))
+    assert not field_model.covers(())
+    assert not field_model.covers((replace(default[0], name=field_model.NONE),))
 
 
 @pytest.fixture(scope="module")
@@ -70,17 +80,6 @@ def test_a_fact_torn_between_two_fields_is_still_filed(embed) -> None:
     assert placed.field == "family"
 
 
-def test_of_two_paraphrases_in_one_field_the_older_is_left_out(embed) -> None:
-    texts = ["Nadia opened a bakery.",                                  # oldest
-             "Nadia went to a pottery workshop on 3 March 2024.",
-             "Nadia went to a ceramics fair on 9 June 2024.",            # another event
-             "Nadia's bakery is open."]                                # newest
-    placed = field_model.assign(embed, texts, ["Nadia"] * 4, schema_fields())
-    assert [a.field for a in placed] == [None, "hobbies", "hobbies", "occupation"]
-    alone = field_model.assign(embed, texts[:1], ["Nadia"], schema_fields())
-    assert alone[0].field == "occupation"
-
-
 class StarSigns(BaseModel):
     star_sign: list[str] = Field(default_factory=list, description="zodiac sign",
                                  examples=["The person is a Leo."])
@@ -100,6 +99,22 @@ def test_the_index_files_by_the_model_for_the_default_schema_and_by_prototypes_o
     best, _ = unlearned.scores(texts, ["Sam", "Sam"])
     assert [a.score for a in by_prototypes if a.field] == [
         pytest.approx(float(best[k].max())) for k, a in enumerate(by_prototypes) if a.field]
+
+
+def test_without_the_local_model_the_index_files_by_the_prototypes(embed, caplog) -> None:
+    calls = []
+
+    def unavailable(texts):
+        calls.append(len(texts))
+        raise ModelUnavailableError("all-MiniLM-L6-v2 is not installed")
+
+    index = FieldIndex(embed, schema_fields(), learned=unavailable)
+    texts = ["Sam works as a nurse at the hospital.", "Sam has a dog named Rex."]
+    expected = FieldIndex(embed, schema_fields()).assign(texts, ["Sam", "Sam"])
+    assert index.assign(texts, ["Sam", "Sam"]) == expected
+    assert index.assign(texts, ["Sam", "Sam"]) == expected
+    assert calls == [2]  # tried once, then the prototypes
+    assert "filed by the prototypes" in caplog.text
 
 
 def test_nothing_to_file() -> None:

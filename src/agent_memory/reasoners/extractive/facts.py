@@ -169,15 +169,37 @@ def categorize(text: str) -> str:
     return best if hits[best] else "other"
 
 
-_STAGE_DIRECTION = re.compile(r"\s*\[[^\[\]]*\]")
-"""A bracketed aside of a transcript, not speech: "[laughs]", "[shares a photo: ...]"."""
+_STAGE_DIRECTION = re.compile(r"^\s*\[[a-z][^\[\]]*\](?!\()|\[[a-z][^\[\]]*\]\s*$")
+"""A transcript's bracketed stage direction opening or closing a turn, not speech: "[laughs]",
+"[shares a photo: ...]" (lower case, not a link's "[text](url)"; a bracket inside a sentence,
+"I work at [name withheld] as a nurse", stays)."""
+_EDGE_SYMBOLS = frozenset(("So", "Sk", "Mn", "Cf"))
+"""Unicode categories of what opens or closes a sentence without being a word of it: emoji,
+their modifiers, variation selectors and joiners."""
+
+
+def spoken(content: str) -> str:
+    """A turn's ``content`` without its opening or closing stage direction
+    (:data:`_STAGE_DIRECTION`)."""
+    return _STAGE_DIRECTION.sub("", content).strip()
+
+
+def _trim_symbols(text: str) -> str:
+    """``text`` without emoji (and other symbols) or spaces at either end; "39°C" keeps its
+    degree sign."""
+    start, end = 0, len(text)
+    while start < end and (text[start].isspace()
+                           or unicodedata.category(text[start]) in _EDGE_SYMBOLS):
+        start += 1
+    while end > start and (text[end - 1].isspace()
+                           or unicodedata.category(text[end - 1]) in _EDGE_SYMBOLS):
+        end -= 1
+    return text[start:end]
 
 
 def clean_sentence(sentence: str, names: frozenset[str]) -> str:
-    """Strip bracketed stage directions ("[shares a photo: ...]"), emoji and other symbols,
-    leading interjections and vocatives ("Yeah, Mel, I ...") and normalise quotes."""
-    text = _STAGE_DIRECTION.sub("", sentence).replace("\u2019", "'").replace("\u2018", "'")
-    text = "".join(c for c in text if unicodedata.category(c) != "So").strip()
+    """Strip leading interjections and vocatives ("Yeah, Mel, I ...") and normalise quotes."""
+    text = sentence.replace("\u2019", "'").replace("\u2018", "'").strip()
     for _ in range(3):
         before = text
         text = _INTERJECTION.sub("", text).lstrip()
@@ -258,9 +280,9 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
              embed: Embed | None = None) -> list[FactDraft]:
     pending = []  # (turn, sentence with dates resolved, after a dash), in order
     for turn in (t for t in turns if t.role == Role.USER):
-        for k, raw in ((k, p) for s in split_sentences(turn.content)
+        for k, raw in ((k, p) for s in split_sentences(spoken(turn.content))
                        for k, p in enumerate(_DASH.split(s))):
-            sentence = clean_sentence(raw, names)
+            sentence = clean_sentence(_trim_symbols(raw), names)
             if sentence and not sentence.endswith("?") and (
                     _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))

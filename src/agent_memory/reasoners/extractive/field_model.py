@@ -38,14 +38,6 @@ MIN_PROBABILITY = 0.8
 its most probable field; below it the fact stays out of the profile. A fact the model cannot
 place between two fields ("Sam's daughter was born in January": family or age) is still
 filed: only the doubt whether it is profile material at all keeps it out."""
-PARAPHRASE = 0.85
-"""Cosine (all-MiniLM-L6-v2, subjects written as "The person") at or above which two facts
-filed in one field say the same thing ("Nadia opened a bakery" / "Nadia's bakery is open",
-0.92): the older is left out. Two distinct events of one kind stay below it ("went to a
-pottery workshop on 3 March" / "went to a ceramics fair on 9 June", 0.71); chosen by reading
-the pairs of the profiles of two LoCoMo conversations between 0.7 and 0.95."""
-
-
 def as_generic(text: str, subject: str | None) -> str:
     """``text`` with ``subject``'s name (whole or first name) written as :data:`PERSON`."""
     if not subject:
@@ -63,9 +55,15 @@ def _weights() -> tuple[tuple[str, ...], np.ndarray, np.ndarray]:
 
 
 def covers(fields: Sequence[SchemaField]) -> bool:
-    """Whether the model knows every one of ``fields`` (true for the default schema)."""
+    """Whether ``fields`` are fields of the default schema the model was trained for, each
+    with its name, description and prototypes unchanged (a schema that reuses a name with
+    another meaning is not covered), and the model knows them all."""
+    from ...profile_schema import schema_fields
+
+    known = set(schema_fields())
     classes = _weights()[0]
-    return all(f.name in classes for f in fields)
+    return bool(fields) and all(f in known and f.name in classes and f.name != NONE
+                                for f in fields)
 
 
 def probabilities(vectors: np.ndarray, fields: Sequence[SchemaField]) -> np.ndarray:
@@ -74,7 +72,7 @@ def probabilities(vectors: np.ndarray, fields: Sequence[SchemaField]) -> np.ndar
     fields not in the schema are left out before the softmax.
 
     Raises:
-        KeyError: a field the model does not know (check :func:`covers` first).
+        ValueError: a field the model does not know (check :func:`covers` first).
     """
     classes, coef, intercept = _weights()
     keep = [classes.index(f.name) for f in fields] + [classes.index(NONE)]
@@ -86,30 +84,22 @@ def probabilities(vectors: np.ndarray, fields: Sequence[SchemaField]) -> np.ndar
 
 def assign(embed: Embed, texts: Sequence[str], subjects: Sequence[str | None],
            fields: Sequence[SchemaField]) -> list[FieldAssignment]:
-    """The most probable field of each of ``texts`` about ``subjects``, oldest first, scored
-    by the probability that it belongs in some field; ``None`` when that probability is under
-    :data:`MIN_PROBABILITY`, or when a newer text filed in the same field paraphrases it
-    (cosine >= :data:`PARAPHRASE`). ``embed`` must be the local all-MiniLM-L6-v2 the model
-    was trained on.
+    """The most probable field of each of ``texts`` about ``subjects``, scored by the
+    probability that it belongs in some field (1 - P(none)); ``None`` (score 0) when that
+    probability is under :data:`MIN_PROBABILITY`. ``embed`` must be the local
+    all-MiniLM-L6-v2 the model was trained on.
 
     Raises:
-        KeyError: ``fields`` holds a field the model does not know (see :func:`covers`).
+        ValueError: ``fields`` holds a field the model does not know (see :func:`covers`).
         ModelUnavailableError: the local embedder cannot load.
     """
     if not texts:
         return []
     vectors = embed([as_generic(t, s) for t, s in zip(texts, subjects, strict=True)])
-    rows = probabilities(vectors, fields)
-    worth = 1.0 - rows[:, -1]
-    best = rows[:, :-1].argmax(axis=1)
-    filed = worth >= MIN_PROBABILITY
-    similar = np.asarray(vectors) @ np.asarray(vectors).T
     out = []
-    for i in range(len(texts)):
-        later = similar[i, i + 1:] >= PARAPHRASE
-        if filed[i] and (later & filed[i + 1:] & (best[i + 1:] == best[i])).any():
-            filed[i] = False  # a newer fact of this field says the same
-        out.append(FieldAssignment(field=fields[int(best[i])].name if filed[i] else None,
-                                   score=max(0.0, min(1.0, float(worth[i]))) if filed[i]
-                                   else 0.0))
+    for row in probabilities(vectors, fields):
+        worth = 1.0 - float(row[-1])
+        filed = worth >= MIN_PROBABILITY
+        out.append(FieldAssignment(field=fields[int(row[:-1].argmax())].name if filed else None,
+                                   score=max(0.0, min(1.0, worth)) if filed else 0.0))
     return out

@@ -234,9 +234,16 @@ def _stolen_subject(verb: Any) -> Any | None:
         noun = noun.head  # from the last word of the noun phrase to its head
     if (noun is None or noun.dep_ != "conj" or noun.pos_ not in ("NOUN", "PROPN", "NUM")
             or noun.head.pos_ not in ("NOUN", "PROPN", "NUM") or noun.right_edge.i != verb.i - 1
-            or not any(c.dep_ == "cc" and c.i < noun.left_edge.i for c in noun.head.children)):
+            or _joining(noun) is None):
         return None
     return noun
+
+
+def _joining(noun: Any) -> Any | None:
+    """The "and" (a ``cc`` of the noun it is coordinated with) right before ``noun``'s
+    phrase, or ``None``."""
+    before = noun.left_edge.i - 1
+    return next((c for c in noun.head.children if c.dep_ == "cc" and c.i == before), None)
 
 
 def _clause(verb: Any, heads: set[int], names: frozenset[str],
@@ -339,9 +346,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
             heads = {v.i for v in verbs}
             shared = None
             stolen = {v.i: noun for v in verbs if (noun := _stolen_subject(v)) is not None}
-            taken = frozenset(t.i for noun in stolen.values() for t in [
-                *noun.subtree, *(c for c in noun.head.children
-                                 if c.dep_ == "cc" and c.i < noun.left_edge.i)])
+            taken = frozenset(t.i for noun in stolen.values()
+                              for t in [*noun.subtree, _joining(noun)])
             for verb in verbs:
                 tokens, subject = _clause(verb, heads, names, taken)
                 if verb.i in stolen:

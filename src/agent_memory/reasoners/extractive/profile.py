@@ -12,15 +12,17 @@ left out of the profile.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 
 import numpy as np
 
-from ...errors import InvalidInputError
+from ...errors import InvalidInputError, ModelUnavailableError
 from ...profile_schema import PERSON, SchemaField, Statement, newest_distinct, render_profile
 from ...tokens import truncate_tokens
 from ..base import FieldAssignment, SummaryDraft
+from . import field_model
 from .attributes import Embed
 from .field_model import as_generic
 from .sentences import split_sentences
@@ -38,6 +40,7 @@ CHATTER = (f"{PERSON} is so happy and thankful.", f"{PERSON} will keep you poste
 """Prototypes of conversation chatter (feelings of the moment, thanks, praise, photo
 captions, plans to talk later): a fact nearer to one of them than to every field is left
 out, the reject class of the nearest-prototype rule. Written for this project."""
+log = logging.getLogger(__name__)
 _LINE = re.compile(r"^(?P<label>[A-Z][a-z]+(?: [a-z]+){0,2}):\s+(?P<body>\S.*)$")
 
 
@@ -49,14 +52,13 @@ class FieldIndex:
         fields: the schema's fields (:func:`agent_memory.profile_schema.schema_fields`).
         learned: the local all-MiniLM-L6-v2 (synchronous): when given and the schema's fields
             are the learned model's (:func:`.field_model.covers`), :meth:`assign` files facts
-            by that model instead of by the prototypes; :meth:`scores` always compares with
-            the prototypes.
+            by that model instead of by the prototypes (and by the prototypes again, logged
+            once, if that embedder cannot load); :meth:`scores` always compares with the
+            prototypes.
     """
 
     def __init__(self, embed: Embed, fields: Sequence[SchemaField],
                  learned: Embed | None = None) -> None:
-        from . import field_model
-
         self.embed = embed
         self.fields = tuple(fields)
         self._learned = learned if learned is not None and field_model.covers(fields) else None
@@ -83,9 +85,11 @@ class FieldIndex:
         if not texts:
             return []
         if self._learned is not None:
-            from . import field_model
-
-            return field_model.assign(self._learned, texts, subjects, self.fields)
+            try:
+                return field_model.assign(self._learned, texts, subjects, self.fields)
+            except ModelUnavailableError as exc:
+                log.warning("profile fields filed by the prototypes from now on: %s", exc)
+                self._learned = None
         best, chatter = self.scores(texts, subjects)
         out = []
         for row, reject in zip(best, chatter, strict=True):
