@@ -33,7 +33,7 @@ WEIGHTS = Path(__file__).with_name("profile_fields.npz")
 ``intercept`` (n,)."""
 NONE = "none"
 """The class of a fact that belongs in no field."""
-MIN_PROBABILITY = 0.8
+MIN_PROBABILITY = 0.95
 """Lowest probability that a fact belongs in some field (1 - P(none)) for it to be filed, in
 its most probable field; below it the fact stays out of the profile. A fact the model cannot
 place between two fields ("Sam's daughter was born in January": family or age) is still
