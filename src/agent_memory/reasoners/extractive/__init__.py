@@ -102,7 +102,7 @@ class ExtractiveReasoner(Reasoner):
         """The schema's field prototypes, and the learned field model on the local
         all-MiniLM-L6-v2 (raises ``ModelUnavailableError`` like :meth:`_index`)."""
         return self._index(tuple(fields), lambda embed: FieldIndex(
-            embed, tuple(fields), learned=shared_embedder().embed_sync))
+            embed, tuple(fields), learned=lambda texts: shared_embedder().embed_sync(texts)))
 
     async def summarize_user(self, previous: str | None, items: Sequence[str],
                              max_tokens: int) -> SummaryDraft:

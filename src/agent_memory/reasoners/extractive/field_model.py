@@ -6,7 +6,7 @@ all-MiniLM-L6-v2 embedding of a fact with its subject written as "The person"
 schema (:class:`agent_memory.profile_schema.PersonProfile`) and of ``none``: what a careful
 person would leave out of a profile (a feeling of the moment, chatter, a trivial one-off
 moment, a vague aim). "Sam works as a nurse" goes to *occupation*; "Sam went camping with
-the kids" to *hobbies*; "Sam is so excited" and "Sam roasted marshmallows" to none.
+the kids" to *hobbies*; "Sam is so excited" and "Sam ate a sandwich at noon" to none.
 
 The weights (``profile_fields.npz`` beside this module) are trained by
 ``bench/train_profile_fields.py`` on ``data/profile_statements.jsonl``: statements written and
@@ -37,7 +37,10 @@ MIN_PROBABILITY = 0.95
 """Lowest probability that a fact belongs in some field (1 - P(none)) for it to be filed, in
 its most probable field; below it the fact stays out of the profile. A fact the model cannot
 place between two fields ("Sam's daughter was born in January": family or age) is still
-filed: only the doubt whether it is profile material at all keeps it out."""
+filed: only the doubt whether it is profile material at all keeps it out. Chosen on LoCoMo
+facts labelled by a reader (``bench/profile_fields_locomo.py``, splits ``tune`` and ``dev``)."""
+
+
 def as_generic(text: str, subject: str | None) -> str:
     """``text`` with ``subject``'s name (whole or first name) written as :data:`PERSON`."""
     if not subject:

@@ -224,8 +224,8 @@ def _kind(subject: Any | None) -> str:
 def _stolen_subject(verb: Any) -> Any | None:
     """The subject the parser gave the clause before as a coordinated noun: a finite verb
     coordinated with no subject of its own, right after a noun coordinated with a noun of the
-    clause before ("I emailed some wholesalers and one replied", "I'm a guard for the team and
-    our season opener is next week": "one" and "opener" attached to "wholesalers" and "team")."""
+    clause before ("I called three bakeries and one offered me a shift", "I coach a swim team
+    and our big gala is on Saturday": "one" and "gala" attached to "bakeries" and "team")."""
     if verb.dep_ != "conj" or verb.tag_ not in _FINITE or any(
             c.dep_ in _SUBJECTS for c in verb.children):
         return None
