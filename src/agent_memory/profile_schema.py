@@ -2,9 +2,10 @@
 
 A profile schema is a pydantic model (seed 003): each field is one part of the profile, its
 ``description`` says what belongs there and its ``examples`` are prototype statements about a
-generic person ("The person works as a nurse."). The offline reasoner assigns each fact to the
-field whose prototypes its embedding is nearest (:mod:`agent_memory.reasoners.extractive.profile`);
-an LLM reasoner reads the descriptions. :class:`PersonProfile` is the default; another model is
+generic person ("The person works as a nurse."). The offline reasoner files each fact of the
+default schema by a learned model, and of another schema in the field whose prototypes its
+embedding is nearest (:mod:`agent_memory.reasoners.extractive.profile`); an LLM reasoner reads
+the descriptions. :class:`PersonProfile` is the default; another model is
 chosen with ``Settings.profile_schema`` (``"module:Class"``).
 
 :func:`render_profile` picks the statements that fit ``profile_max_tokens`` breadth first over

@@ -1,6 +1,7 @@
-"""The offline profile: each fact goes to the schema field whose prototypes it embeds nearest.
+"""The offline profile: each fact goes to a schema field, or to none.
 
-A profile schema (:mod:`agent_memory.profile_schema`) gives every field a few prototype
+For the default schema a learned model decides (:mod:`.field_model`). For any other schema,
+and when the local model cannot load, the prototypes do: a profile schema (:mod:`agent_memory.profile_schema`) gives every field a few prototype
 statements about a generic person ("The person works as a nurse at a hospital."). A fact is
 compared with them after its subject's name is written the same way ("Priya works as a nurse"
 -> "The person works as a nurse"), so that the field, not the name, decides: the cosine
