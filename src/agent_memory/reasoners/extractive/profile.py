@@ -1,9 +1,9 @@
 """The offline profile: each fact goes to a schema field, or to none.
 
 For the default schema a learned model decides (:mod:`.field_model`). For any other schema,
-and when the local model cannot load, the prototypes do: a profile schema (:mod:`agent_memory.profile_schema`) gives every field a few prototype
-statements about a generic person ("The person works as a nurse at a hospital."). A fact is
-compared with them after its subject's name is written the same way ("Priya works as a nurse"
+and when the local model cannot load, the prototypes do: a profile schema
+(:mod:`agent_memory.profile_schema`) gives every field a few prototype statements about a
+generic person ("The person works as a nurse at a hospital."). A fact is compared with them after its subject's name is written the same way ("Priya works as a nurse"
 -> "The person works as a nurse"), so that the field, not the name, decides: the cosine
 between the fact's embedding and each field's best prototype (the rule of :mod:`.attributes`,
 with the schema's prototypes), the best field winning when it reaches :data:`FIELD_THRESHOLD`
