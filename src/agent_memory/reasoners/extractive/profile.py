@@ -3,12 +3,13 @@
 For the default schema a learned model decides (:mod:`.field_model`). For any other schema,
 and when the local model cannot load, the prototypes do: a profile schema
 (:mod:`agent_memory.profile_schema`) gives every field a few prototype statements about a
-generic person ("The person works as a nurse at a hospital."). A fact is compared with them after its subject's name is written the same way ("Priya works as a nurse"
--> "The person works as a nurse"), so that the field, not the name, decides: the cosine
-between the fact's embedding and each field's best prototype (the rule of :mod:`.attributes`,
-with the schema's prototypes), the best field winning when it reaches :data:`FIELD_THRESHOLD`
-and beats every prototype of chatter (:data:`CHATTER`); facts near no field stay facts but are
-left out of the profile.
+generic person ("The person works as a nurse at a hospital."). A fact is compared with them
+after its subject's name is written the same way ("Priya works as a nurse" -> "The person
+works as a nurse"), so that the field, not the name, decides: the cosine between the fact's
+embedding and each field's best prototype (the rule of :mod:`.attributes`, with the schema's
+prototypes), the best field winning when it reaches :data:`FIELD_THRESHOLD` and beats every
+prototype of chatter (:data:`CHATTER`); facts near no field stay facts but are left out of
+the profile.
 """
 
 from __future__ import annotations
