@@ -18,8 +18,9 @@ nearest-prototype rule and for the learned field model:
 - filed: labelled facts given a field; *right*: share of those in the reader's field;
 - recall: share of the facts the reader filed that are filed in that field;
 - none filed: facts the reader left out that are filed anyway;
-- the profiles: each person's facts filed and rendered within 400 tokens
-  (:func:`agent_memory.profile_schema.render_profile`), and of the shown statements that are
+- the profiles: each person's facts filed, the older of two near-duplicates left out and the
+  rest rendered within 400 tokens, as the pipeline does (``newest_distinct`` and
+  ``render_profile`` of :mod:`agent_memory.profile_schema`), and of the shown statements that are
   labelled, the share in the reader's field and the share the reader left out.
 
     PYTHONPATH=src python bench/profile_fields_locomo.py [--locomo PATH]
@@ -36,8 +37,7 @@ from pathlib import Path
 from _common import DEFAULT_LOCOMO
 
 from agent_memory.datasets.locomo import dia_id_of, load_locomo
-from agent_memory.profile_schema import Statement, render_profile, schema_fields
-from agent_memory.reasoners.base import FieldAssignment
+from agent_memory.profile_schema import Statement, newest_distinct, render_profile, schema_fields
 from agent_memory.reasoners.extractive.facts import extract_facts
 from agent_memory.reasoners.extractive.profile import FieldIndex
 from agent_memory.reasoners.extractive.select import shared_embedder
@@ -51,16 +51,16 @@ def fingerprint(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def locomo_facts(path: Path) -> dict[tuple[str, str | None], list[tuple[str, str, str]]]:
-    """Every fact the offline extractor writes per (sample, subject): ``(key, text, split)``
-    in order, ``key`` = ``"sample|dia_id|fingerprint"``."""
-    people: dict[tuple[str, str | None], list[tuple[str, str, str]]] = defaultdict(list)
+def locomo_facts(path: Path) -> dict[tuple[str, str | None], list[tuple[str, str]]]:
+    """Every fact the offline extractor writes per (sample, subject): ``(key, text)`` in
+    order, ``key`` = ``"sample|dia_id|fingerprint"``."""
+    people: dict[tuple[str, str | None], list[tuple[str, str]]] = defaultdict(list)
     for sample in load_locomo(path):
         for session in sample.sessions:
             for fact in extract_facts(session.turns).facts:
                 dia = dia_id_of(fact.evidence[0], sample.sample_id)
                 key = f"{sample.sample_id}|{dia}|{fingerprint(fact.text)}"
-                people[(sample.sample_id, fact.subject)].append((key, fact.text, ""))
+                people[(sample.sample_id, fact.subject)].append((key, fact.text))
     return people
 
 
@@ -69,9 +69,8 @@ def score(name: str, index: FieldIndex, people: dict, labels: dict[str, tuple[st
     fields = index.fields
     counts: dict[str, defaultdict[str, int]] = {s: defaultdict(int) for s in SPLITS}
     for (_, subject), facts in people.items():
-        placed: list[FieldAssignment] = index.assign([t for _, t, _ in facts],
-                                                     [subject] * len(facts))
-        for (key, _, _), a in zip(facts, placed, strict=True):
+        placed = index.assign([t for _, t in facts], [subject] * len(facts))
+        for (key, _), a in zip(facts, placed, strict=True):
             if key in labels:
                 field, split = labels[key]
                 c = counts[split]
@@ -83,9 +82,9 @@ def score(name: str, index: FieldIndex, people: dict, labels: dict[str, tuple[st
                     c["right"] += a.field == field
                     c["none filed"] += field == "none"
         statements = [Statement(field=a.field, text=t, fact_id=key, order=n, score=a.score)
-                      for n, ((key, t, _), a) in enumerate(zip(facts, placed, strict=True))
+                      for n, ((key, t), a) in enumerate(zip(facts, placed, strict=True))
                       if a.field]
-        _, shown = render_profile(statements, fields, 400)
+        _, shown = render_profile(newest_distinct(statements), fields, 400)
         for f in shown:
             for key in f.facts:
                 if key in labels:
