@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...profile_schema import PERSON, SchemaField
+from ...profile_schema import PERSON, SchemaField, schema_fields
 from ..base import FieldAssignment
 from .attributes import Embed
 
@@ -61,8 +61,6 @@ def covers(fields: Sequence[SchemaField]) -> bool:
     """Whether ``fields`` are fields of the default schema the model was trained for, each
     with its name, description and prototypes unchanged (a schema that reuses a name with
     another meaning is not covered), and the model knows them all."""
-    from ...profile_schema import schema_fields
-
     known = set(schema_fields())
     classes = _weights()[0]
     return bool(fields) and all(f in known and f.name in classes and f.name != NONE
