@@ -194,3 +194,14 @@ def test_a_subject_the_parser_coordinated_with_an_object_heads_its_own_clause():
     # an object coordinated with an object before "and" and a verb stays the object
     assert _clauses("I bought apples and pears and ate them.") == [
         ("self", "I bought apples and pears"), ("self", "I ate them")]
+
+
+def test_a_subjectless_past_clause_opening_a_sentence_is_a_claim_of_its_own():
+    """"Had a wild week, my car broke down" is two claims, the first with the speaker left out
+    as in a diary; a participle opening a sentence still modifies the clause after it."""
+    assert _clauses("Had a rough week, my car broke down on Friday.") == [
+        ("none", "Had a rough week"), ("own", "my car broke down on Friday")]
+    assert _clauses("Been having some tight games lately, we played a top team.") == [
+        ("none", "Been having some tight games lately"), ("group", "we played a top team")]
+    assert _clauses("Growing up, I saw how bad the roads were.") == [
+        ("self", "Growing up, I saw how bad the roads were")]

@@ -125,10 +125,20 @@ def _verbs(root: Any) -> list[Any]:
                     or c.dep_ == "conj" and any(g.dep_ == "prep" for g in c.children)
                     and verb.pos_ in ("VERB", "AUX")
                     or c.dep_ in ("ccomp", "advcl") and c.i < verb.i
-                    and any(g.dep_ in _SUBJECTS for g in c.children)
+                    and (any(g.dep_ in _SUBJECTS for g in c.children) or _diary(c))
                     and not any(g.dep_ == "mark" or g.tag_ == "WRB" for g in c.children)
                     or _consequence(c, verb))
     return sorted(found, key=lambda t: t.i)
+
+
+def _diary(verb: Any) -> bool:
+    """A subjectless clause in the past opening the sentence, its subject the speaker left out
+    as in a diary ("Had a wild week, my car broke down", "Been having some wild games lately,
+    we played a top team"): a clause of its own, not a modifier of the next one as a
+    participle is ("Growing up, I saw ...")."""
+    first = verb.left_edge
+    return first.i == verb.sent.start and (verb.tag_ == "VBD" and first == verb or any(
+        c.dep_ == "aux" and c.lower_ == "been" and c == first for c in verb.children))
 
 
 def _predicative(verb: Any) -> bool:
