@@ -205,3 +205,40 @@ def test_a_subjectless_past_clause_opening_a_sentence_is_a_claim_of_its_own():
         ("none", "Been having some tight games lately"), ("group", "we played a top team")]
     assert _clauses("Growing up, I saw how bad the roads were.") == [
         ("self", "Growing up, I saw how bad the roads were")]
+
+
+def test_a_spoken_indefinite_this_is_written_as_an_article():
+    """"this amazing woman" introduces someone new ("a"); a bare "this band" points back and
+    stays, as do a time ("this past week") and "this" before a word that points ("this next
+    game")."""
+    assert _clauses("Yesterday I met this amazing woman who runs a bakery.") == [
+        ("self", "Yesterday I met an amazing woman who runs a bakery")]
+    assert _clauses("We found these old letters in the attic.")[0][1] == (
+        "We found some old letters in the attic")
+    assert _clauses("I love this band.")[0][1] == "I love this band"
+    assert _clauses("I'm nervous about this next game.")[0][1] == (
+        "I'm nervous about this next game")
+    assert _clauses("I ran three races this past week.")[0][1] == (
+        "I ran three races this past week")
+
+
+def test_words_that_point_outside_a_fact():
+    from agent_memory.reasoners.extractive.reference import outside_reference
+
+    def pointing(text: str, subject: str | None = "Tim") -> str | None:
+        return outside_reference(parse([text])[0], subject)
+
+    assert pointing("Tim is a huge fan of this band.") == "this"
+    assert pointing("Tim sold those shoes.") == "those"
+    assert pointing("A friend made it for Tim's birthday.") == "it"  # a friend is no antecedent
+    assert pointing("Her advocacy inspires Tim.") == "Her"
+    assert pointing("Tim's favorite one is the blue one.") == "one"
+    assert pointing("Tim baked a cake with berries on it.") is None  # the cake
+    assert pointing("It's been a long week for Tim.") is None  # a dummy subject
+    assert pointing("It's important to Tim to stay fit.") is None
+    assert pointing("Tim met his sister in Rome.") is None  # his after Tim
+    assert pointing("Ana lives in Porto with her two cats.", None) is None
+    assert pointing("Tim worked late that day.") is None  # a time
+    assert pointing("Tim owns a car that runs on biodiesel.") is None  # a relative "that"
+    assert pointing("Tim would like to retire by 60 if that's realistic.") is None
+    assert pointing("That was the best part for Tim.") == "That"

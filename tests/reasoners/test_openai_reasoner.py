@@ -410,6 +410,20 @@ async def test_profile_facts_the_model_leaves_out_are_filed_by_the_offline_readi
     assert [p.field for p in placed] == ["finances", "age", None]  # chatter stays out
 
 
+async def test_a_profile_fact_the_model_files_that_does_not_stand_alone_goes_in_no_field():
+    from agent_memory.profile_schema import schema_fields
+
+    facts = ["Priya wants to raise it to 6% from May 2025.",
+             "Priya wants to raise her pension contribution to 6% from May 2025."]
+
+    def both_under_finances(request: dict) -> dict:
+        return {"fields": [{"field": "finances", "facts": [1, 2]}]}
+
+    reasoner = reasoner_for(ScriptedChatModel([both_under_finances]))
+    placed = await reasoner.assign_profile_fields("Priya", facts, schema_fields())
+    assert [p.field for p in placed] == [None, "finances"]  # "it" names nothing here
+
+
 async def test_profile_sorting_that_never_validates_is_filed_by_the_offline_reading():
     from agent_memory.profile_schema import schema_fields
 

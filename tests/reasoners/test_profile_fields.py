@@ -119,3 +119,16 @@ def test_without_the_local_model_the_index_files_by_the_prototypes(embed, caplog
 
 def test_nothing_to_file() -> None:
     assert field_model.assign(lambda texts: [], [], [], schema_fields()) == []
+
+
+def test_a_fact_that_does_not_stand_alone_is_left_out_of_the_profile(embed) -> None:
+    """What "this", "it" or "her" points at was in another sentence: the fact is kept, but a
+    profile line must be read on its own. Both ways of filing leave it out."""
+    subjects = ["Sam"] * 4
+    texts = ["Sam is a huge fan of this band.", "A friend made it for Sam's wedding.",
+             "Her paintings inspire Sam.", "Sam plays the cello in an orchestra."]
+    for learned in (embed, None):
+        placed = FieldIndex(embed, schema_fields(), learned=learned).assign(texts, subjects)
+        assert [a.field for a in placed[:3]] == [None, None, None]
+        assert [a.score for a in placed[:3]] == [0.0, 0.0, 0.0]
+        assert placed[3].field == "hobbies"

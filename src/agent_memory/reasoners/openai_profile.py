@@ -14,7 +14,8 @@ out of every field goes where the offline reading puts it, when it has a field (
 model left "Priya's budget for the house is $350,000" out), and so does every fact of a
 request whose answer fails validation after the repairs (a 1.5B model gave words, "nurse",
 where fact numbers belong). Without the local embedder the model's choices stand (logged once
-per call).
+per call). As offline, a fact that does not stand alone ("Priya wants to raise it to 6%":
+:func:`.extractive.profile.stand_alone`) goes in no field.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._threads import run_in_worker
-from ..errors import MalformedOutputError, ModelUnavailableError
+from ..errors import ConfigError, MalformedOutputError, ModelUnavailableError
 from ..profile_schema import SchemaField
 from . import chunking, prompts
 from .base import FieldAssignment
@@ -73,19 +74,28 @@ def check_fields(subject: str | None, facts: Sequence[str], fields: Sequence[Sch
     """The model's field choices ``chosen`` (one per fact, ``len(facts)``), each kept unless
     the offline reading clearly puts the fact in another field, and a fact the model left out
     filed where the offline reading puts it (see the module docstring); a moved or filed
-    fact's score is its cosine to that field's best prototype. Embeds ``facts`` (CPU:
-    call it off the event loop).
+    fact's score is its cosine to that field's best prototype; a fact that does not stand
+    alone gets no field. Embeds and parses ``facts`` (CPU: call it off the event loop).
 
     Raises:
         ModelUnavailableError: the local embedding model is not installed.
     """
-    from .extractive.profile import FIELD_THRESHOLD
+    from .extractive.profile import FIELD_THRESHOLD, stand_alone
 
     index = _field_index(fields)
     names = [f.name for f in fields]
     best, chatter = index.scores(list(facts), [subject] * len(facts))
+    try:
+        alone = stand_alone(facts, [subject] * len(facts))
+    except ConfigError as exc:  # no spaCy: every fact is taken to stand alone
+        log.warning("profile facts not checked for words pointing elsewhere: %s", exc)
+        alone = [True] * len(facts)
     out = []
-    for text, row, reject, pick in zip(facts, best, chatter, chosen, strict=True):
+    for text, row, reject, pick, ok in zip(facts, best, chatter, chosen, alone, strict=True):
+        if not ok:
+            log.info("profile field of %r: none, it does not stand alone", text)
+            out.append(FieldAssignment(field=None, score=0.0))
+            continue
         k = int(row.argmax())
         offline = names[k] if row[k] >= FIELD_THRESHOLD and row[k] > reject else None
         if pick.field is None and offline is not None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ConfigError
+from .reference import article, indefinite
 from .sentences import word_set
 
 _NLP: list[Any] = []
@@ -327,13 +328,15 @@ def _since_we(clause: Any) -> bool:
 
 def _words(tokens: list[Any]) -> str:
     """The tokens' text, spaced as the original and where a token was left out (not before a
-    closing quotation mark)."""
+    closing quotation mark), a spoken indefinite "this" written "a" ("I met a nice couple":
+    :func:`.reference.indefinite`)."""
     out, quoting = [], False
     for token, following in zip(tokens, [*tokens[1:], None], strict=True):
         quoting ^= token.text in _QUOTES
         gap = following is not None and (token.whitespace_ or following.i != token.i + 1
                                          and not (quoting and following.text in _QUOTES))
-        out.append(token.text + (" " if gap else ""))
+        word = article(token) if indefinite(token) else token.text  # "this amazing woman"
+        out.append(word + (" " if gap else ""))
     return "".join(out).strip()
 
 

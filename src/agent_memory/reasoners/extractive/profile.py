@@ -27,6 +27,8 @@ from ..base import FieldAssignment, SummaryDraft
 from . import field_model
 from .attributes import Embed
 from .field_model import as_generic
+from .parse import parse
+from .reference import outside_reference
 from .sentences import split_sentences
 from .summarize import check_budget, key_topics
 
@@ -83,9 +85,20 @@ class FieldIndex:
         """The field of each text and its score: by the learned model when this index has
         one (:func:`.field_model.assign`, the score a probability), else the nearest field
         whose prototype cosine reaches :data:`FIELD_THRESHOLD` and beats chatter (``None``
-        otherwise), the score that cosine."""
+        otherwise), the score that cosine. A text that does not stand alone ("Tim is a huge
+        fan of this genre": :func:`.reference.outside_reference`) gets no field (score 0).
+
+        Raises:
+            ConfigError: spaCy or its English model is not installed.
+        """
         if not texts:
             return []
+        return [a if ok else FieldAssignment(field=None, score=0.0)
+                for a, ok in zip(self._assign(texts, subjects), stand_alone(texts, subjects),
+                                 strict=True)]
+
+    def _assign(self, texts: Sequence[str],
+                subjects: Sequence[str | None]) -> list[FieldAssignment]:
         if self._learned is not None:
             try:
                 return field_model.assign(self._learned, texts, subjects, self.fields)
@@ -101,6 +114,17 @@ class FieldIndex:
             out.append(FieldAssignment(field=self.fields[k].name if ok else None,
                                        score=max(0.0, min(1.0, score))))
         return out
+
+
+def stand_alone(texts: Sequence[str], subjects: Sequence[str | None]) -> list[bool]:
+    """Whether each of ``texts`` (facts about ``subjects``) reads on its own, with no word
+    that points outside it (:func:`.reference.outside_reference`): what a profile line needs.
+
+    Raises:
+        ConfigError: spaCy or its English model is not installed.
+    """
+    return [outside_reference(doc, subject) is None
+            for doc, subject in zip(parse(list(texts)), subjects, strict=True)]
 
 
 def summarize_items(previous: str | None, items: Sequence[str], max_tokens: int,
