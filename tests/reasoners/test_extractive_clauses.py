@@ -242,3 +242,7 @@ def test_words_that_point_outside_a_fact():
     assert pointing("Tim owns a car that runs on biodiesel.") is None  # a relative "that"
     assert pointing("Tim would like to retire by 60 if that's realistic.") is None
     assert pointing("That was the best part for Tim.") == "That"
+    assert pointing("Their support helped Tim through a hard year.") == "Their"
+    assert pointing("Tim loves their new flat.") is None  # the singular "they" of Tim
+    assert pointing("So Tim can enjoy the games.") == "So"
+    assert pointing("So far Tim has saved $3,000.") is None

@@ -12,7 +12,10 @@ parse of the fact (:func:`.parse.parse`), :func:`outside_reference` finds the fi
 - "it" or "its" that stands for a thing not named before it in the fact ("A friend made it
   for Tim"; not "a cake with berries on it"), and not the "it" of "it's been a long week for
   Tim" or "it's important to Tim to ...";
-- "he", "she" and their forms before the subject is named ("Her advocacy inspires Tim");
+- a third-person pronoun before the subject is named ("Her advocacy inspires Tim", "Their
+  love helped Tim": the singular "they" a fact uses for its subject comes after the name);
+- a conjunct opening the fact that links it to a clause before ("So Tim can enjoy the
+  games", "Otherwise Tim would lose"; not "So far, ...");
 - "one" standing for a noun ("Tim's favorite one").
 
 "this" and "these" before a described noun are the spoken indefinite ("I met this amazing
@@ -29,7 +32,10 @@ from .lexicon import RELATIONS
 from .sentences import word_set
 
 _DEMONSTRATIVES = word_set("this that these those")
-_THIRD = word_set("he him his she her hers himself herself")
+_THIRD = word_set("he him his she her hers himself herself they them their theirs themselves")
+"""Third-person pronouns: before the person is named they are someone else's."""
+_CONNECTIVES = word_set("so otherwise therefore thus hence instead then")
+"""Conjuncts that link to a clause before (Quirk et al. 1985, 8.134-8.137): "So Tim can ..."."""
 _DESCRIBED = ("amod", "prep", "relcl", "acl", "nummod", "appos")
 """Dependents of a noun that describe it: "this amazing book", "this book from the 1900s"."""
 _TIME = ("DATE", "TIME")
@@ -92,7 +98,7 @@ def outside_reference(doc: Any, subject: str | None = None) -> str | None:
 
     Args:
         doc: the spaCy ``Doc`` of the fact (:func:`.parse.parse`).
-        subject: the person the fact is about: "he"/"she" after their name may be theirs
+        subject: the person the fact is about: a pronoun after their name may be theirs
             (``None``: after the first proper noun).
     """
     named = subject.split()[0].lower() if subject else None
@@ -112,6 +118,8 @@ def outside_reference(doc: Any, subject: str | None = None) -> str | None:
             return token.text
         if word in _THIRD and token.i < first:
             return token.text
+        if word in _CONNECTIVES and token.i == token.sent.start and token.head == token.sent.root:
+            return token.text  # not "So far, Tim has ...": there "so" modifies "far"
         if word == "one" and token.pos_ in ("NOUN", "PRON") and any(
                 c.dep_ in ("det", "amod", "poss") for c in token.children):
             return token.text
