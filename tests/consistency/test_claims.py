@@ -66,3 +66,35 @@ def test_a_closing_contrast_denies_its_words() -> None:
     assert claim.denied == frozenset({"coff"})  # stemmed, as the terms are
     plain = parse_claim("Ines drinks green tea.", "Ines")
     assert plain is not None and plain.denied == frozenset()
+
+
+@pytest.mark.parametrize(("text", "predicate", "when"), [
+    ("The week before 3 July 2023 Ines went to a street festival.", "went to a street festival",
+     "2023-07-03"),
+    ("Ines went to a street festival on Friday 11 August 2023.", "went to a street festival",
+     "2023-08-11"),
+    ("On Friday 14 July 2023 Ines took the kids to the zoo.", "took the kids to the zoo",
+     "2023-07-14"),
+    ("Ines went camping a few weeks before 13 September 2023.", "went camping", "2023-09-13"),
+])
+def test_time_phrases_as_facts_are_written_are_times_not_numbers(text, predicate, when) -> None:
+    """The dates a fact carries ("the week before 3 July 2023") say when, not how many: two
+    outings on different days do not differ in a number."""
+    claim = parse_claim(text, "Ines")
+    assert claim is not None
+    assert (claim.subject, claim.predicate, claim.numbers) == ("ines", predicate, frozenset())
+    assert claim.when == when
+
+
+def test_a_denied_cessation_goes_on_and_one_more_thing_finished_ends_nothing() -> None:
+    kept = parse_claim("Ines won't quit painting.", "Ines")
+    assert kept is not None and (kept.positive, kept.change) == (True, "")
+    never = parse_claim("Ines never stopped running.", "Ines")
+    assert never is not None and (never.positive, never.change) == (True, "")
+    another = parse_claim("Ines finished another quilt.", "Ines")
+    assert another is not None and (another.positive, another.change) == (True, "")
+    # finishing the thing itself still ends it
+    degree = parse_claim("Ines finished her degree.", "Ines")
+    assert degree is not None and (degree.positive, degree.change) == (False, "end")
+    quit_ = parse_claim("Ines quit smoking.", "Ines")
+    assert quit_ is not None and (quit_.positive, quit_.change) == (False, "end")

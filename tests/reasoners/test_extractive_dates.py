@@ -227,3 +227,18 @@ def test_month_names_get_their_year(text: str, expected_text: str, expected_date
 ])
 def test_month_names_with_a_year_or_a_day_or_no_preposition_are_kept(text: str) -> None:
     assert resolve_dates(text, MON_2_JUNE_2025).text == text
+
+
+def test_the_written_time_pattern_finds_what_resolution_writes() -> None:
+    from agent_memory.text.dates import WRITTEN_TIME
+
+    said = datetime(2023, 7, 10, 12, 0, tzinfo=UTC)  # a Monday
+    for spoken in ("I went to a festival last week.", "I went camping a few weeks ago.",
+                   "I saw the show last Friday.", "I started a course last month.",
+                   "We moved last year."):
+        written = resolve_dates(spoken, said).text
+        found = [m.group(0) for m in WRITTEN_TIME.finditer(written)]
+        assert len(found) == 1, written
+        assert WRITTEN_TIME.sub("", written).split()[-1] != "2023."
+    assert [m.group(0) for m in WRITTEN_TIME.finditer("Tim has saved $2,023 so far.")] == []
+    assert [m.group(0) for m in WRITTEN_TIME.finditer("Tim met 2019 people.")] == []

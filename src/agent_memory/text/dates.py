@@ -90,6 +90,21 @@ _PATTERN = re.compile(
     rf")\b{_NOT_POSSESSIVE}",
     re.IGNORECASE,
 )
+_FULL_DAY = (rf"(?:(?-i:{'|'.join(WEEKDAYS)})\s+)?\d{{1,2}}\s+(?-i:{'|'.join(MONTHS)})"
+             r"\s+(?:19|20)\d\d")
+_TIME_PREPOSITION = r"(?:just\s+)?(?:on|in|since|by|until|from|during|around|about|before|after)"
+WRITTEN_TIME = re.compile(
+    rf"(?:\b{_TIME_PREPOSITION}\s+)?"
+    r"(?:\b(?:the\s+)?(?:week|weekend|night|morning|afternoon|evening)\s+(?:before|of|after)\s+"
+    rf"|\b{_NUM}\s+{_UNIT}\s+(?:before|after)\s+)?\b{_FULL_DAY}\b"
+    rf"|\b{_TIME_PREPOSITION}\s+(?:(?-i:{'|'.join(MONTHS)})\s+)?(?:19|20)\d\d\b",
+    re.IGNORECASE,
+)
+"""A time phrase as :func:`resolve_dates` writes it, with its preposition: "on Friday 14 July
+2023", "the week before 3 July 2023", "a few weeks before 13 September 2023", "in May 2025",
+"since 2019" (a bare year or month and year only after a preposition). Readers of written
+facts strip it to compare what the facts say apart from when
+(:mod:`agent_memory.reasoners.extractive.claims`)."""
 _PREPOSITIONS = frozenset((
     "on", "in", "since", "by", "until", "till", "from", "before", "after", "during", "of", "for",
     "over", "at", "around", "about", "starting"))

@@ -1,6 +1,7 @@
 """Fact sentences read as claims (:class:`Claim`): the structural features of offline
 reconciliation. Polarity is read from "no longer", "has no", "former", "used to" and a
-cessation ("quit smoking"); word classes are :mod:`.lexicon`'s, their weight is learned
+cessation ("quit smoking"; a denied one goes on: "won't quit", "never stopped"; finishing one
+more thing ends nothing: "finished another painting"); word classes are :mod:`.lexicon`'s, their weight is learned
 (:mod:`.reconcile`). Shallow predicate-argument reading: Jurafsky and Martin, *Speech and
 Language Processing* (3rd ed. draft), ch. 20.
 """
@@ -11,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from ...text.dates import resolve_dates
+from ...text.dates import WRITTEN_TIME, resolve_dates
 from ...text.numbers import numbers_in
 from . import lexicon as lx
 
@@ -36,6 +37,10 @@ _CONTRAST = re.compile(r",\s*(?:(?:and|but)\s+)?not\s+((?:[\w'-]+\s*){1,3})$", r
 """A contrastive denial closing a predicate ("are fraternal twins, not identical"): the
 claim holds without it and denies its words."""
 _CHANGE_STEMS = frozenset(lx.stem(w) for w in lx.BEGINNING | lx.ENDING) - {"now"}
+_COMPLETING = frozenset(("finish", "finished", "finishes", "complete", "completed", "completes"))
+_ANOTHER = re.compile(r"^(?:up\s+)?(?:another|an?|one more)\s", re.IGNORECASE)
+"""An object that is one more thing made ("finished another painting", "completed a quilt"):
+an accomplishment, not the end of what the person does (Vendler 1957, "Verbs and times")."""
 
 
 @dataclass(frozen=True)
@@ -174,9 +179,13 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     text = clean(text)
     if not text or text.endswith("?"):
         return None
+    whens = [_when(m.group(0)) for m in WRITTEN_TIME.finditer(text)]  # "the week before ..."
+    text = re.sub(r"^(?:just\s+)?,?\s*", "", " ".join(WRITTEN_TIME.sub(" ", text).split()),
+                  flags=re.IGNORECASE).strip(" ,")
+    text = text[:1].upper() + text[1:]
     text = lx.LEADING_DATE.sub("", text)
-    whens = [_when(m.group(0)) for pattern in (lx.DATE_TAIL, lx.HABITUAL)
-             for m in pattern.finditer(text)]
+    whens += [_when(m.group(0)) for pattern in (lx.DATE_TAIL, lx.HABITUAL)
+              for m in pattern.finditer(text)]
     text = lx.HABITUAL.sub("", lx.DATE_TAIL.sub("", text)).strip(" ,")
     positive = not lx.ANYMORE.search(text)
     ended = not positive
@@ -191,9 +200,10 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         rest = rest[:contrast.start()].strip()
     rest = re.sub(r"^(?:(?:currently|still|also|recently|just|really|already|finally)\s+)+",
                   "", rest, flags=re.IGNORECASE)
+    negated = False
     for pattern in (lx.NEGATION, lx.NEG_INSIDE):
         if found := pattern.search(rest) if pattern is lx.NEG_INSIDE else pattern.match(rest):
-            positive = False
+            positive, negated = False, True
             ended = ended or found.group(0).lower().startswith("no longer")
             rest = (rest[:found.start()] + rest[found.end():]).strip()
     done = is_done(rest.lower().split())
@@ -221,6 +231,10 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     tail = rest.split(" ", 1)[1] if " " in rest else ""
     change = "end" if ended else ""
     ends = head in lx.ENDING or (head in lx.ENDING_WITH_PARTICLE and bool(_PARTICLE.match(tail)))
+    if ends and negated and not ended:  # "won't quit", "never stopped": it goes on
+        ends, positive, rest = False, True, _PARTICLE.sub("", tail).strip() or rest
+    elif ends and head in _COMPLETING and _ANOTHER.match(tail):
+        ends = False  # "finished another painting": one more made, nothing ended
     if ends and _PARTICLE.sub("", tail).strip():  # "has retired" alone is the state
         change, positive = "end", False
         rest = _PARTICLE.sub("", tail)
