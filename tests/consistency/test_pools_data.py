@@ -21,7 +21,7 @@ def test_the_written_pools_are_shipped_and_sized(pools) -> None:
     assert POOLS_FILE.exists()
     assert len(pools) >= 20
     for pool in pools:
-        assert 15 <= len(pool.facts) <= 30, pool.person
+        assert 15 <= len(pool.facts) <= 40, pool.person
         assert pool.contradictions and pool.duplicates, pool.person
         assert all(pool.person in f.text for f in pool.facts), pool.person
 
