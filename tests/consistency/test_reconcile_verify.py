@@ -137,12 +137,13 @@ async def test_nothing_is_adopted_when_adoption_is_off_or_the_model_proposed_it(
     from agent_memory.reasoners import openai_reconcile
     from agent_memory.reasoners.reconcile_verify import Verifier
 
-    old, new = fact("Ana lives in Boston.", 1), fact("Ana lives in Porto.", 9)
+    old, new = (fact("Ana's budget for the flat is $300,000.", 1),
+                fact("Ana's budget for the flat is now $420,000.", 9))
     off = await openai_reconcile.reconcile(_llm().structured, [old, new],
                                            verifier=Verifier(adopt=None))
     assert off.contradictions == []
     on = await _llm().reconcile([old, new])
     assert isinstance(on, VerifiedDecision) and len(on.adopted) == 1
-    proposed = await _llm((old.id, new.id, "residence changed")).reconcile([old, new])
+    proposed = await _llm((old.id, new.id, "budget changed")).reconcile([old, new])
     assert isinstance(proposed, VerifiedDecision)
     assert len(proposed.contradictions) == 1 and proposed.adopted == []
