@@ -246,3 +246,11 @@ def test_words_that_point_outside_a_fact():
     assert pointing("Tim loves their new flat.") is None  # the singular "they" of Tim
     assert pointing("So Tim can enjoy the games.") == "So"
     assert pointing("So far Tim has saved $3,000.") is None
+
+
+def test_a_past_form_the_tagger_read_as_a_base_form_opens_a_diary_clause():
+    assert _clauses("Lost my wallet at the station, so I'm getting a new card.") == [
+        ("none", "Lost my wallet at the station"), ("self", "I'm getting a new card")]
+    assert _clauses("Stop worrying, it's fine.")[0][0] == "other"  # an imperative stays one
+    [diary, _] = clauses(parse(["Lost my wallet at the station, so I'm getting a new card."]))[0]
+    assert diary.tags["lost"] == "VBD"  # rewritten "Sam lost ...", not "Sam losts ..."

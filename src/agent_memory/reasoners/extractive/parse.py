@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ConfigError
+from .lexicon import NOT_PAST, PAST_FORMS
 from .reference import article, indefinite
 from .sentences import word_set
 
@@ -135,10 +136,13 @@ def _verbs(root: Any) -> list[Any]:
 def _diary(verb: Any) -> bool:
     """A subjectless clause in the past opening the sentence, its subject the speaker left out
     as in a diary ("Had a wild week, my car broke down", "Been having some wild games lately,
-    we played a top team"): a clause of its own, not a modifier of the next one as a
+    we played a top team"; a past form the tagger read as a base form too: "Lost my job, so
+    I'm ..."): a clause of its own, not a modifier of the next one as a
     participle is ("Growing up, I saw ...")."""
     first = verb.left_edge
-    return first.i == verb.sent.start and (verb.tag_ == "VBD" and first == verb or any(
+    past = verb.tag_ == "VBD" or verb.tag_ in ("VB", "VBN", "VBP") and (
+        verb.lower_ in PAST_FORMS or verb.lower_.endswith("ed") and verb.lower_ not in NOT_PAST)
+    return first.i == verb.sent.start and (past and first == verb or any(
         c.dep_ == "aux" and c.lower_ == "been" and c == first for c in verb.children))
 
 
@@ -372,7 +376,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                     shared, lead = subject, None
                 kind = _kind(subject)
                 if kind == "none" and (verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
-                                       and not _contracted(verb) or _expletive(verb)) or (
+                                       and not _contracted(verb) and not _diary(verb)
+                                       or _expletive(verb)) or (
                         lead and verb.tag_ == "VBG" and lead[-1].dep_ not in ("aux", "neg")):
                     kind = "other"  # an imperative, a fragment, "Been a week", "we had fun and
                     # creating memories" (a gerund with no auxiliary to share)
@@ -388,6 +393,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 text = _words(tokens) if lead is None else f"{_words(lead)} {_words(tokens)}"
                 aux = next((c.tag_ for c in verb.children if c.dep_ == "aux"), verb.tag_)
                 tags = {t.lower_: t.tag_ for t in reversed(tokens)}  # the first occurrence
+                if kind == "none" and _diary(verb):
+                    tags[verb.lower_] = "VBD"  # "Lost my job": past, whatever the tagger said
                 found.append(Clause(
                     text=text, kind=kind, verb=aux,
                     negated=any(c.dep_ == "neg" for c in verb.children),
