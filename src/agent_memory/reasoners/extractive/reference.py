@@ -35,7 +35,7 @@ _DEMONSTRATIVES = word_set("this that these those")
 _THIRD = word_set("he him his she her hers himself herself they them their theirs themselves")
 """Third-person pronouns: before the person is named they are someone else's."""
 _CONNECTIVES = word_set("so otherwise therefore thus hence instead then")
-"""Conjuncts that link to a clause before (Quirk et al. 1985, 8.134-8.137): "So Tim can ..."."""
+"""Conjuncts that link to a clause before (Quirk et al. 1985, ch. 8): "So Tim can ..."."""
 _DESCRIBED = ("amod", "prep", "relcl", "acl", "nummod", "appos")
 """Dependents of a noun that describe it: "this amazing book", "this book from the 1900s"."""
 _TIME = ("DATE", "TIME")
