@@ -2,8 +2,8 @@
 reconciliation. Polarity is read from "no longer", "has no", "former", "used to" and a
 cessation ("quit smoking"; a denied one goes on: "won't quit", "never stopped"; finishing one
 more thing ends nothing: "finished another painting"); word classes are :mod:`.lexicon`'s,
-their weight is learned (:mod:`.reconcile`). Shallow predicate-argument reading: Jurafsky and Martin, *Speech and
-Language Processing* (3rd ed. draft), ch. 20.
+their weight is learned (:mod:`.reconcile`). Shallow predicate-argument reading: Jurafsky
+and Martin, *Speech and Language Processing* (3rd ed. draft), ch. 20.
 """
 
 from __future__ import annotations
