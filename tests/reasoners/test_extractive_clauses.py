@@ -254,3 +254,11 @@ def test_a_past_form_the_tagger_read_as_a_base_form_opens_a_diary_clause():
     assert _clauses("Stop worrying, it's fine.")[0][0] == "other"  # an imperative stays one
     [diary, _] = clauses(parse(["Lost my wallet at the station, so I'm getting a new card."]))[0]
     assert diary.tags["lost"] == "VBD"  # rewritten "Sam lost ...", not "Sam losts ..."
+
+
+def test_it_for_the_clause_before_stands_alone():
+    from agent_memory.reasoners.extractive.reference import outside_reference
+
+    doc = parse(["Priya sold everything in 2020 and regretted it."])[0]
+    assert outside_reference(doc, "Priya") is None
+    assert outside_reference(parse(["Priya regretted it."])[0], "Priya") == "it"

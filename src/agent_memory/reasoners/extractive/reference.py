@@ -10,8 +10,9 @@ parse of the fact (:func:`.parse.parse`), :func:`outside_reference` finds the fi
   day") or stands for the main clause before it ("Tim wants to retire at 60 if that's
   realistic");
 - "it" or "its" that stands for a thing not named before it in the fact ("A friend made it
-  for Tim"; not "a cake with berries on it"), and not the "it" of "it's been a long week for
-  Tim" or "it's important to Tim to ...";
+  for Tim"; not "a cake with berries on it", nor "sold everything and regretted it", where it
+  stands for the clause before), and not the "it" of "it's been a long week for Tim" or "it's
+  important to Tim to ...";
 - a third-person pronoun before the subject is named ("Her advocacy inspires Tim", "Their
   love helped Tim": the singular "they" a fact uses for its subject comes after the name);
 - a conjunct opening the fact that links it to a clause before ("So Tim can enjoy the
@@ -85,8 +86,9 @@ def _expletive_it(token: Any) -> bool:
 
 
 def _after_a_clause(token: Any) -> bool:
-    """Whether a demonstrative pronoun sits in a clause that follows the main one, whose
-    content it can stand for ("... if that's realistic", "kids who never had that")."""
+    """Whether a pronoun sits in a clause that follows the main one, whose content it can
+    stand for ("... if that's realistic", "kids who never had that", "sold everything and
+    regretted it")."""
     root = token.sent.root
     head = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), root)
     return head != root and token.i > root.i
@@ -112,7 +114,8 @@ def outside_reference(doc: Any, subject: str | None = None) -> str | None:
             if token.dep_ != "det" and _after_a_clause(token):
                 continue  # "Tim would like to retire by 60 if that's realistic"
             return token.text
-        if word in ("it", "its") and not (word == "it" and _expletive_it(token)) and not any(
+        if word in ("it", "its") and not (word == "it" and (
+                _expletive_it(token) or _after_a_clause(token))) and not any(
                 t.pos_ == "NOUN" and t.lower_ not in _PERSON_NOUNS and t.ent_type_ not in _PEOPLE
                 for t in doc[:token.i]):  # "a cake with berries on it": the cake
             return token.text
