@@ -262,3 +262,4 @@ def test_it_for_the_clause_before_stands_alone():
     doc = parse(["Priya sold everything in 2020 and regretted it."])[0]
     assert outside_reference(doc, "Priya") is None
     assert outside_reference(parse(["Priya regretted it."])[0], "Priya") == "it"
+    assert outside_reference(parse(["Priya wants to raise it to 6%."])[0], "Priya") == "it"

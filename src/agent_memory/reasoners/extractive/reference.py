@@ -49,6 +49,10 @@ _PEOPLE = ("PERSON", "NORP")
 _PERSON_NOUNS = RELATIONS - word_set("dog cat pet puppy kitten team company band")
 """Nouns of people ("a friend", "my sister"): not what "it" stands for."""
 _BE = word_set("is 's was were be been being are 're am 'm")
+_SAME_CLAUSE = ("xcomp", "aux", "auxpass")
+"""A verb of the same clause as its head ("wants to raise it": "raise" belongs to "wants")."""
+_LATER_CLAUSE = ("conj", "advcl", "relcl", "ccomp", "parataxis")
+"""Clauses that can follow the one whose content a pronoun stands for."""
 
 
 def indefinite(token: Any) -> bool:
@@ -90,8 +94,9 @@ def _after_a_clause(token: Any) -> bool:
     stand for ("... if that's realistic", "kids who never had that", "sold everything and
     regretted it")."""
     root = token.sent.root
-    head = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")), root)
-    return head != root and token.i > root.i
+    head = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")
+                 and a.dep_ not in _SAME_CLAUSE), root)
+    return head != root and head.dep_ in _LATER_CLAUSE and token.i > root.i
 
 
 def outside_reference(doc: Any, subject: str | None = None) -> str | None:
