@@ -93,8 +93,7 @@ def is_done(words: list[str]) -> bool:
     """Whether a predicate's words open with a verb in the simple past or present perfect."""
     if len(words) > 1 and words[0] in ("has", "have", "had"):
         words = words[1:]
-    return bool(words) and (words[0] in lx.PAST_FORMS or (
-        words[0].endswith("ed") and len(words[0]) > 4 and words[0] not in lx.NOT_PAST))
+    return bool(words) and lx.past_form(words[0])
 
 
 def number_context(predicate: str) -> frozenset[str]:

@@ -53,6 +53,14 @@ PAST_FORMS = word_set("paid sold bought lost gave got took went made ran won spe
 """Irregular simple past forms (and "quit"): a completed event, not a state."""
 NOT_PAST = word_set("need feed seed speed bleed breed proceed succeed exceed")
 """Words in ``-ed`` that are no past tense."""
+
+
+def past_form(word: str) -> bool:
+    """Whether a lower-case word is a simple past form: irregular (:data:`PAST_FORMS`) or in
+    ``-ed`` and longer than four letters, outside :data:`NOT_PAST` ("lost", "finished"; not
+    "need", "red")."""
+    return word in PAST_FORMS or (word.endswith("ed") and len(word) > 4 and word not in NOT_PAST)
+
 LIKING = word_set("like likes liked love loves loved enjoy enjoys enjoyed adore adores adored "
                   "prefer prefers preferred")
 DISLIKING = word_set("dislike dislikes disliked hate hates hated detest detests detested loathe "

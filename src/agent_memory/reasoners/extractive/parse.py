@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ConfigError
-from .lexicon import NOT_PAST, PAST_FORMS
+from .lexicon import past_form
 from .reference import article, indefinite
 from .sentences import word_set
 
@@ -140,8 +140,7 @@ def _diary(verb: Any) -> bool:
     I'm ..."): a clause of its own, not a modifier of the next one as a
     participle is ("Growing up, I saw ...")."""
     first = verb.left_edge
-    past = verb.tag_ == "VBD" or verb.tag_ in ("VB", "VBN", "VBP") and (
-        verb.lower_ in PAST_FORMS or verb.lower_.endswith("ed") and verb.lower_ not in NOT_PAST)
+    past = verb.tag_ == "VBD" or verb.tag_ in ("VB", "VBN", "VBP") and past_form(verb.lower_)
     return first.i == verb.sent.start and (past and first == verb or any(
         c.dep_ == "aux" and c.lower_ == "been" and c == first for c in verb.children))
 
@@ -374,9 +373,9 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                     subject, lead = shared, _shared_lead(shared, verb)  # "... and work as"
                 else:
                     shared, lead = subject, None
-                kind = _kind(subject)
+                kind, diary = _kind(subject), _diary(verb)
                 if kind == "none" and (verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
-                                       and not _contracted(verb) and not _diary(verb)
+                                       and not _contracted(verb) and not diary
                                        or _expletive(verb)) or (
                         lead and verb.tag_ == "VBG" and lead[-1].dep_ not in ("aux", "neg")):
                     kind = "other"  # an imperative, a fragment, "Been a week", "we had fun and
@@ -393,7 +392,7 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 text = _words(tokens) if lead is None else f"{_words(lead)} {_words(tokens)}"
                 aux = next((c.tag_ for c in verb.children if c.dep_ == "aux"), verb.tag_)
                 tags = {t.lower_: t.tag_ for t in reversed(tokens)}  # the first occurrence
-                if kind == "none" and _diary(verb):
+                if kind == "none" and diary:
                     tags[verb.lower_] = "VBD"  # "Lost my job": past, whatever the tagger said
                 found.append(Clause(
                     text=text, kind=kind, verb=aux,
