@@ -1,4 +1,4 @@
-"""Helpers shared by the issue-2 benchmark scripts (ingest, search latency, cold CLI).
+"""Helpers shared by the benchmark scripts (ingest, search latency, cold CLI, LoCoMo labels).
 
 - :func:`machine` / :func:`print_machine`: what the figures were measured on (CPU model from
   ``/proc/cpuinfo``, usable cores, memory, load average, Python, onnxruntime, numpy, SQLite).
@@ -6,10 +6,12 @@
 - :func:`peak_rss_mb` / :func:`reset_peak_rss`: the process's peak resident set size, from
   ``/proc/self/status`` (``VmHWM``) with ``resource.getrusage`` as the fallback.
 - :func:`locomo_path_arg`: the default LoCoMo dev set path, ``../shared/datasets/locomo``.
+- :func:`fingerprint`: how reader labels name a LoCoMo-derived fact without storing its text.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import os
 import platform
@@ -157,3 +159,9 @@ def add_src_to_path() -> None:
     src = str(ROOT / "src")
     if src not in sys.path:
         sys.path.insert(0, src)
+
+
+def fingerprint(text: str) -> str:
+    """The key reader labels give a fact's text: the first 16 hex digits of its SHA-256 (UTF-8),
+    so that no LoCoMo-derived text is stored in ``data/``."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

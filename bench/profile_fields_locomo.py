@@ -29,12 +29,11 @@ nearest-prototype rule and for the learned field model:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 from collections import defaultdict
 from pathlib import Path
 
-from _common import DEFAULT_LOCOMO
+from _common import DEFAULT_LOCOMO, fingerprint
 
 from agent_memory.datasets.locomo import dia_id_of, load_locomo
 from agent_memory.profile_schema import Statement, newest_distinct, render_profile, schema_fields
@@ -45,10 +44,6 @@ from agent_memory.reasoners.extractive.select import shared_embedder
 LABELS = Path(__file__).resolve().parents[1] / "data" / "profile_field_labels.jsonl"
 SPLITS = ("tune", "dev", "heldout")
 
-
-def fingerprint(text: str) -> str:
-    """The label's key for a fact's text: 16 hex digits of its SHA-256."""
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def locomo_facts(path: Path) -> dict[tuple[str, str | None], list[tuple[str, str]]]:

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 import json
 import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-from _common import DEFAULT_LOCOMO
+from _common import DEFAULT_LOCOMO, fingerprint
 
 from agent_memory import AsyncMemory
 from agent_memory.datasets.locomo import dia_id_of, load_locomo
@@ -46,10 +45,6 @@ LABELS = Path(__file__).resolve().parents[1] / "data" / "reconcile_locomo_labels
 SPLITS = {"conv-26": "tune", "conv-30": "tune", "conv-41": "dev", "conv-42": "dev",
           "conv-43": "dev"}
 
-
-def fingerprint(text: str) -> str:
-    """16 hex digits of the SHA-256 of a fact's text."""
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def side(fact: Fact, sample_id: str) -> tuple[str, str]:

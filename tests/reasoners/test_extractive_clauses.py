@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from agent_memory.reasoners.extractive.parse import KINDS, clauses, parse
+from agent_memory.reasoners.extractive.reference import outside_reference
 from agent_memory.reasoners.extractive.select import PARSE_FEATURES, WEIGHTS, features, worth
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "fact_clauses.jsonl"
@@ -222,12 +223,11 @@ def test_a_spoken_indefinite_this_is_written_as_an_article():
         "I ran three races this past week")
 
 
+def pointing(text: str, subject: str | None = "Tim") -> str | None:
+    return outside_reference(parse([text])[0], subject)
+
+
 def test_words_that_point_outside_a_fact():
-    from agent_memory.reasoners.extractive.reference import outside_reference
-
-    def pointing(text: str, subject: str | None = "Tim") -> str | None:
-        return outside_reference(parse([text])[0], subject)
-
     assert pointing("Tim is a huge fan of this band.") == "this"
     assert pointing("Tim sold those shoes.") == "those"
     assert pointing("A friend made it for Tim's birthday.") == "it"  # a friend is no antecedent
@@ -257,9 +257,6 @@ def test_a_past_form_the_tagger_read_as_a_base_form_opens_a_diary_clause():
 
 
 def test_it_for_the_clause_before_stands_alone():
-    from agent_memory.reasoners.extractive.reference import outside_reference
-
-    doc = parse(["Priya sold everything in 2020 and regretted it."])[0]
-    assert outside_reference(doc, "Priya") is None
-    assert outside_reference(parse(["Priya regretted it."])[0], "Priya") == "it"
-    assert outside_reference(parse(["Priya wants to raise it to 6%."])[0], "Priya") == "it"
+    assert pointing("Priya sold everything in 2020 and regretted it.", "Priya") is None
+    assert pointing("Priya regretted it.", "Priya") == "it"
+    assert pointing("Priya wants to raise it to 6%.", "Priya") == "it"
