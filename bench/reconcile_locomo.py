@@ -75,6 +75,12 @@ async def decisions(memory: AsyncMemory, sample_id: str) -> list[tuple[str, Fact
 
 
 async def run(args: argparse.Namespace) -> None:
+    """Ingest (or copy) the conversations, reconcile each once, print the figures per split.
+
+    Raises:
+        InvalidInputError: a fact cites a turn that is no turn of its sample. Store and
+            embedder errors propagate.
+    """
     samples = load_locomo(args.locomo)
     labels = load_labels()
     with tempfile.TemporaryDirectory() as tmp:
@@ -97,8 +103,8 @@ async def run(args: argparse.Namespace) -> None:
                     c["labelled"] += relation is not None
                     c["lost"] += relation == "unrelated" or (
                         reason == "duplicate" and relation == "contradiction")
-                    c["right"] += relation == {"duplicate": "duplicate"}.get(
-                        reason, "contradiction")
+                    c["right"] += relation == ("duplicate" if reason == "duplicate"
+                                               else "contradiction")
                     if args.list:
                         print(f"  {sample.sample_id} {reason:<10} reader: {relation or '-':<13}"
                               f" {retired.content}  ->  {kept.content}")
