@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agent_memory.reasoners.extractive.embedded import embedded_clauses
 from agent_memory.reasoners.extractive.parse import KINDS, clauses, parse
 from agent_memory.reasoners.extractive.reference import outside_reference
 from agent_memory.reasoners.extractive.select import PARSE_FEATURES, WEIGHTS, features, worth
@@ -260,3 +261,34 @@ def test_it_for_the_clause_before_stands_alone():
     assert pointing("Priya sold everything in 2020 and regretted it.", "Priya") is None
     assert pointing("Priya regretted it.", "Priya") == "it"
     assert pointing("Priya wants to raise it to 6%.", "Priya") == "it"
+
+
+def _embedded(text: str) -> list[tuple[str, str]]:
+    doc = parse([text])[0]
+    return [(c.kind, c.text) for c in embedded_clauses(doc, clauses([doc])[0])]
+
+
+def test_a_relative_clause_of_the_speaker_is_their_claim():
+    """The noun a relative clause of "I"/"we" describes fills its object gap."""
+    assert _embedded("Here's the birdhouse I built last spring.") == [
+        ("self", "I built the birdhouse last spring")]
+    assert _embedded("Look at these old maps I found in the attic!") == [
+        ("self", "I found some old maps in the attic")]  # the spoken indefinite
+    assert _embedded("It reminds me of a cabin we rented in Maine.") == [
+        ("group", "we rented a cabin in Maine")]
+    assert _embedded("That's the clinic I'm applying to.") == [  # a stranded preposition
+        ("self", "I'm applying to the clinic")]
+    assert _embedded("Those are the books I've read and loved.") == [
+        ("self", "I've read the books")]  # no dangling "and loved"
+    # no gap, a caption, or a sentence whose main clause is the speaker's already
+    for text in ("It was one of those nights where I felt at peace.",
+                 "Here's a photo I took at the lake.", "I loved the cake I made."):
+        assert _embedded(text) == [], text
+
+
+def test_a_presented_possession_of_the_speaker_is_what_they_have():
+    assert _embedded("These are my hiking boots.") == [("self", "I have hiking boots")]
+    assert _embedded("This is my favorite spot, a bench by the river.") == [
+        ("self", "I have a favorite spot, a bench by the river")]
+    assert _embedded("This was my first car.") == []  # once owned, not a possession now
+    assert _embedded("This is my friend's ring.") == []  # not the speaker's

@@ -368,6 +368,13 @@ def test_chatter_captions_questions_and_praise_give_no_fact() -> None:
     assert texts(*(turn(t, turn_id=f"t{i}") for i, t in enumerate(chatter))) == []
 
 
+def test_a_claim_inside_a_sentence_about_a_thing_shown_is_a_fact() -> None:
+    """ "Look at these old maps I found": the relative clause is the speaker's claim."""
+    facts = texts(turn("Look at these old maps I found in the attic!", speaker="Kai"),
+                  turn("These are my hiking boots.", speaker="Kai", turn_id="t2"))
+    assert facts == ["Kai found some old maps in the attic.", "Kai has hiking boots."]
+
+
 def test_an_unnamed_we_is_the_speaker_never_and_others() -> None:
     facts = texts(turn("We went hiking in the Alps last summer.", speaker="Kai"))
     assert facts == ["Kai went hiking in the Alps last summer."]

@@ -32,6 +32,7 @@ import numpy as np
 from ...models import Role, Turn, normalize_text
 from ...text.dates import resolve_dates
 from ..base import FactDraft, FactExtraction
+from .embedded import embedded_clauses
 from .parse import Clause, clauses, group_of, parse
 from .person import SELF_WORDS as _SELF_WORDS
 from .person import (
@@ -294,8 +295,10 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
     who = turn_speakers(turns, speakers, groups)
     candidates = [  # no subject supplied after a dash: "My sister - the one in Boston - had a baby"
         (turn, resolved, clause)
-        for (turn, resolved, aside), found in zip(pending, clauses(docs, names), strict=True)
-        for clause in found if candidate(clause) and not (aside and clause.kind == "none")
+        for (turn, resolved, aside), doc, found in zip(pending, docs, clauses(docs, names),
+                                                       strict=True)
+        for clause in [*found, *embedded_clauses(doc, found)]
+        if candidate(clause) and not (aside and clause.kind == "none")
         and not unnamed_group(clause.text, clause.sentence, who[turn.id])]
     chosen: dict[str, list[tuple[float, int]]] = {}
     for index, p in enumerate(worth([c for _, _, c in candidates], embed)):

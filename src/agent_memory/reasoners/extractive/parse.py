@@ -329,7 +329,7 @@ def _since_we(clause: Any) -> bool:
         t.pos_ in ("NOUN", "PROPN", "NUM") for t in clause.subtree)
 
 
-def _words(tokens: list[Any]) -> str:
+def words_of(tokens: list[Any]) -> str:
     """The tokens' text, spaced as the original and where a token was left out (not before a
     closing quotation mark), a spoken indefinite "this" written "a" ("I met a nice couple":
     :func:`.reference.indefinite`)."""
@@ -389,7 +389,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                     kind = "own"
                 if not tokens:
                     continue
-                text = _words(tokens) if lead is None else f"{_words(lead)} {_words(tokens)}"
+                text = (words_of(tokens) if lead is None
+                        else f"{words_of(lead)} {words_of(tokens)}")
                 aux = next((c.tag_ for c in verb.children if c.dep_ == "aux"), verb.tag_)
                 tags = {t.lower_: t.tag_ for t in reversed(tokens)}  # the first occurrence
                 if kind == "none" and diary:

@@ -1,0 +1,160 @@
+"""The speaker's claims said inside a sentence about something else.
+
+A speaker often tells what they did or have in a clause that is not the sentence's main one:
+"Look at these old maps I found in the attic", "It reminds me of a cabin we rented in Maine",
+"These are my hiking boots". The main clause is about the thing shown or pointed at (kind
+``other`` in :mod:`.parse`), so it gives no fact; the claim is in the relative clause or in
+the possessive. :func:`embedded_clauses` reads both from the dependency parse and writes them
+as the speaker's own clause, for the learned decision (:mod:`.select`) to keep or drop like
+any other:
+
+- a relative clause whose subject is "I" or "we" and whose object is the noun it describes
+  (a gap: no object of its own, or the relative pronoun as object) becomes "I <verb> <noun>
+  <rest>": "these old maps I found in the attic" gives "I found some old maps in the attic"
+  (the spoken indefinite "these" written "some", :func:`.reference.indefinite`), "the clinic
+  I'm applying to" gives "I'm applying to the clinic" (the stranded preposition takes the
+  noun back). Relative clauses of place, time or reason ("nights where I felt at peace") have
+  no gap to fill and are left alone, as are nouns of pictures ("a photo I took at the
+  lake"): a caption, not a claim;
+- a sentence that presents the speaker's thing with "be" and a pointing word ("These are my
+  hiking boots", "This is my favorite spot, a bench by the river") becomes "I have ...", in
+  the present only ("This was my first car" tells of a car once owned).
+
+Only sentences none of whose clauses is already the speaker's are read ("I loved the cake I
+made" says it in its main clause). Relative clauses: Huddleston & Pullum, *The Cambridge
+Grammar of the English Language* (2002), ch. 12; the presentational "this is": ch. 17.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .parse import Clause, words_of
+from .sentences import word_set
+
+_SPEAKER = {"i": "self", "we": "group"}
+_RELATIVE = word_set("that which who whom")
+_FILLED = ("dobj", "attr", "ccomp", "xcomp", "oprd")
+"""Dependents that fill the object place: with one the relative clause has no gap."""
+_PICTURES = word_set("pic pics photo photos picture pictures shot shots snap snaps snapshot "
+                     "selfie selfies video videos clip clips peek look")
+"""Nouns of a picture shown: "a pic I took" captions it."""
+_POINTING = word_set("this these that those here")
+_PRESENT_BE = word_set("is 's are 're")
+_OWN = {"my": "I", "our": "we"}
+_SPEAKERS = ("self", "group", "own", "none")
+
+
+def _relative(verb: Any) -> list[Any] | None:
+    """The tokens of "I <verb> <noun> <rest>" for a relative clause ``verb`` of the speaker
+    with its object gap, or ``None``."""
+    subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
+    noun = verb.head
+    if (subject is None or subject.lower_ not in _SPEAKER or noun.pos_ != "NOUN"
+            or noun.lower_ in _PICTURES):
+        return None
+    before = [t for t in verb.subtree if t.i < verb.i]
+    relatives = [t for t in before if t.lower_ in _RELATIVE]
+    if any(t.tag_ == "WRB" for t in before) or any(t.dep_ not in ("dobj", "pobj")
+                                                     for t in relatives):
+        return None  # "where I felt tiny", "a bummer that I didn't do well"
+    if any(c.dep_ in _FILLED and c not in relatives for c in verb.children):
+        return None
+    left_out = {t.i for t in relatives} | {t.i for t in subject.subtree} | {
+        t.i for c in verb.children if c.dep_ in ("conj", "cc", "punct") for t in c.subtree}
+    inside = {t.i for t in verb.subtree}
+    phrase = [t for t in noun.subtree if t.i not in inside]
+    while phrase and phrase[-1].is_punct:
+        phrase.pop()
+    lead = [t for t in before if t.i not in left_out]
+    rest = [t for t in verb.subtree if t.i > verb.i and t.i not in left_out]
+    stranded = next((k for k, t in enumerate(rest) if t.dep_ == "prep" and t.head == verb
+                     and not any(c.dep_ == "pobj" and c.i not in left_out for c in t.children)),
+                    None)
+    if stranded is not None:  # "the agencies I'm looking into": "looking into the agencies"
+        return [*subject.subtree, *lead, verb, *rest[:stranded + 1], *phrase,
+                *rest[stranded + 1:]]
+    return [*subject.subtree, *lead, verb, *phrase, *rest]
+
+
+def _presented(sentence: Any) -> tuple[str, list[Any]] | None:
+    """("I"/"we", the noun phrase and what follows it) of a sentence presenting the
+    speaker's thing ("These are my lucky basketball shoes"), or ``None``."""
+    verb = sentence.root
+    if verb.lower_ not in _PRESENT_BE:
+        return None
+    pointer = next((c for c in verb.children if c.lower_ in _POINTING and c.i < verb.i
+                    and c.dep_ in ("nsubj", "advmod", "expl")), None)
+    noun = next((c for c in verb.children if c.dep_ in ("attr", "nsubj") and c.i > verb.i
+                 and c.pos_ == "NOUN" and c.lower_ not in _PICTURES), None)
+    owner = noun and next((c for c in noun.children
+                           if c.dep_ == "poss" and c.lower_ in _OWN), None)
+    if pointer is None or noun is None or owner is None:
+        return None
+    tokens = [t for t in noun.subtree if t != owner]
+    for more in (c for c in verb.children if c.i > noun.i and c.dep_ in ("attr", "appos")):
+        if (comma := sentence.doc[more.left_edge.i - 1]).text == ",":
+            tokens.append(comma)  # "my prized possession, a basketball signed by ..."
+        tokens.extend(more.subtree)
+    return _OWN[owner.lower_], tokens
+
+
+def _article(tokens: Sequence[Any]) -> str:
+    """"a "/"an " before a singular noun phrase, "" before a plural one."""
+    head = next((t for t in tokens if t.dep_ in ("attr", "nsubj")), None)
+    if head is None or head.tag_ == "NNS":
+        return ""
+    return "an " if tokens[0].lower_[:1] in ("a", "e", "i", "o", "u") else "a "
+
+
+def _clause(text: str, kind: str, verb: str, tokens: Sequence[Any], sentence: Any,
+            negated: bool = False, have: bool = False) -> Clause:
+    tags = {t.lower_: t.tag_ for t in reversed(tokens)}  # the first occurrence
+    if have:
+        tags["have"] = "VBP"  # "I have ...": "Kai has ..."
+    return Clause(
+        text=text, kind=kind, verb=verb, negated=negated,
+        entities=[e.label_ for e in sentence.ents if e.start >= tokens[0].i
+                  and e.end <= tokens[-1].i + 1],
+        question=sentence.text.rstrip().endswith("?"), sentence=sentence.text.strip(),
+        nouns=sum(t.pos_ in ("NOUN", "PROPN", "NUM") and t.ent_type_ not in ("DATE", "TIME")
+                  for t in tokens),
+        tags=tags)
+
+
+def embedded_clauses(doc: Any, found: Sequence[Clause]) -> list[Clause]:
+    """The speaker's clauses said inside other clauses of a parsed sentence (see the module
+    docstring), for the sentences of ``doc`` none of whose clauses in ``found`` (from
+    :func:`.parse.clauses`) is the speaker's.
+
+    Args:
+        doc: a spaCy ``Doc`` (:func:`.parse.parse`).
+        found: the clauses :func:`.parse.clauses` read from ``doc``.
+
+    Returns:
+        New clauses, in order; each has kind ``self`` or ``group``.
+    """
+    owned = {c.sentence for c in found if c.kind in _SPEAKERS}
+    result: list[Clause] = []
+    for sentence in doc.sents:
+        if sentence.text.strip() in owned:
+            continue
+        for verb in sentence:
+            if verb.dep_ == "relcl" and verb.pos_ in ("VERB", "AUX") and (
+                    tokens := _relative(verb)):
+                subject = tokens[0]
+                aux = next((c.tag_ for c in verb.children if c.dep_ == "aux"), verb.tag_)
+                text = words_of(tokens)
+                opening = verb.head.left_edge  # "The impact we made": "we made the impact"
+                if opening.i == sentence.start and opening.pos_ != "PROPN":
+                    text = text.replace(f" {opening.text} ", f" {opening.lower_} ", 1)
+                result.append(_clause(
+                    text, _SPEAKER[subject.lower_], aux, tokens, sentence,
+                    any(c.dep_ == "neg" for c in verb.children)))
+        if presented := _presented(sentence):
+            subject, tokens = presented
+            text = f"{subject} have {_article(tokens)}{words_of(tokens)}"
+            result.append(_clause(text, "self" if subject == "I" else "group", "VBP",
+                                  tokens, sentence, have=True))
+    return result
