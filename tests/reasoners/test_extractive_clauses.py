@@ -12,7 +12,13 @@ import pytest
 from agent_memory.reasoners.extractive.embedded import embedded_clauses
 from agent_memory.reasoners.extractive.parse import KINDS, clauses, parse
 from agent_memory.reasoners.extractive.reference import outside_reference
-from agent_memory.reasoners.extractive.select import PARSE_FEATURES, WEIGHTS, features, worth
+from agent_memory.reasoners.extractive.select import (
+    PARSE_FEATURES,
+    WEIGHTS,
+    candidate,
+    features,
+    worth,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "fact_clauses.jsonl"
 
@@ -292,3 +298,15 @@ def test_a_presented_possession_of_the_speaker_is_what_they_have():
         ("self", "I have a favorite spot, a bench by the river")]
     assert _embedded("This was my first car.") == []  # once owned, not a possession now
     assert _embedded("This is my friend's ring.") == []  # not the speaker's
+
+
+def test_a_claim_of_the_speaker_needs_no_noun_when_its_verb_says_it():
+    """ "I swam competitively for years" is a fact with no noun; a reaction is not."""
+    def first(text: str):
+        return clauses(parse([text]))[0][0]
+
+    assert candidate(first("I swam competitively for years."))
+    assert candidate(first("I retired early."))
+    for text in ("I agree completely.", "I really love it.", "I can relate."):
+        assert not candidate(first(text)), text
+    assert not candidate(first("They retired early."))  # someone else's claim

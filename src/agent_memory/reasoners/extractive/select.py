@@ -58,17 +58,18 @@ def candidate(clause: Clause) -> bool:
     """Whether ``clause`` may become a fact at all, before the learned decision.
 
     It must be the speaker's own claim (kind not ``other``), a statement, free of the second
-    person ("I'm so proud of you"), and concrete: a noun or number outside dates and at least
-    two content terms ("I work as a pharmacist"), or a self-description by "be" with at least
-    one content term ("I'm vegetarian", "I'm 34", "I'm a nurse"), which says what the speaker
-    is in a single word.
+    person ("I'm so proud of you"), and concrete: at least two content terms and a noun or
+    number outside dates ("I work as a pharmacist"), or, with "I" as subject, a verb of its
+    own that needs none ("I injured myself last month", "I've been playing for a year now");
+    or a self-description by "be" with at least one content term ("I'm vegetarian", "I'm 34",
+    "I'm a nurse"), which says what the speaker is in a single word.
     """
     if clause.kind == "other" or clause.question or YOU_WORDS.intersection(words(clause.text)):
         return False
     terms = content_terms(clause.text)
     if clause.copular and clause.kind == "self":
         return bool(terms)
-    return clause.nouns > 0 and len(terms) >= 2
+    return len(terms) >= 2 and (clause.nouns > 0 or clause.kind == "self")
 
 
 def parse_features(clause: Clause) -> list[float]:
