@@ -98,3 +98,13 @@ def test_a_denied_cessation_goes_on_and_one_more_thing_finished_ends_nothing() -
     assert degree is not None and (degree.positive, degree.change) == (False, "end")
     quit_ = parse_claim("Ines quit smoking.", "Ines")
     assert quit_ is not None and (quit_.positive, quit_.change) == (False, "end")
+
+
+@pytest.mark.parametrize(("text", "change"), [
+    ("Ines took up rowing.", "begin"), ("Ines took over the bakery.", "begin"),
+    ("Ines has taken out a loan.", "begin"), ("Ines took in a stray cat.", "begin"),
+    ("Ines took the kids to the zoo.", ""), ("Ines took a trip to Lisbon.", ""),
+])
+def test_took_begins_a_state_only_with_its_particle(text, change) -> None:
+    claim = parse_claim(text, "Ines")
+    assert claim is not None and claim.change == change

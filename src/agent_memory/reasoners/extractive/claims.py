@@ -37,6 +37,8 @@ _CONTRAST = re.compile(r",\s*(?:(?:and|but)\s+)?not\s+((?:[\w'-]+\s*){1,3})$", r
 """A contrastive denial closing a predicate ("are fraternal twins, not identical"): the
 claim holds without it and denies its words."""
 _CHANGE_STEMS = frozenset(lx.stem(w) for w in lx.BEGINNING | lx.ENDING) - {"now"}
+_ONSET = re.compile(r"^(?:up|over|out|in|on)\s+\S")
+"""The particle that makes "took" an onset ("took up running")."""
 _COMPLETING = frozenset(("finish", "finished", "finishes", "complete", "completed", "completes"))
 _ANOTHER = re.compile(r"^(?:up\s+)?(?:another|an?|one more)\s", re.IGNORECASE)
 """An object that is one more thing made ("finished another painting", "completed a quilt"):
@@ -224,7 +226,8 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     words = rest.split()
     head = words[0].lower() if words else ""
     if head in ("has", "have", "had", "was", "were", "got") and len(words) > 1:
-        if words[1].lower() in lx.ENDING | lx.BEGINNING | lx.ENDING_WITH_PARTICLE:
+        if words[1].lower() in (lx.ENDING | lx.BEGINNING | lx.ENDING_WITH_PARTICLE
+                                | lx.BEGINNING_WITH_PARTICLE):
             rest = " ".join(words[1:])  # "has quit", "has moved", "got fired"
         head = words[1].lower()
     tail = rest.split(" ", 1)[1] if " " in rest else ""
@@ -240,7 +243,7 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         if not lx.INTENTION_NOUN.search(rest.split(" to ", 1)[0]):  # "her plan to swim"
             rest = _TAIL.sub("", rest)
         rest = rest.strip()
-    elif head in lx.BEGINNING:
+    elif head in lx.BEGINNING or head in lx.BEGINNING_WITH_PARTICLE and _ONSET.match(tail):
         change = "begin"
         rest = tail if head == "now" else rest
     elif _NOW.search(rest):

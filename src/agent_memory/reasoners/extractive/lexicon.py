@@ -45,9 +45,12 @@ ENDING_WITH_PARTICLE = word_set("gave give gives paid pay pays broke break break
 """Verbs that end a state only with a particle ("gave up", "paid off", "broke up with",
 "returned from")."""
 BEGINNING = word_set("moved move moves relocated relocate relocates started start starts began "
-                     "begin begins became become becomes switched switch took joined join joins "
+                     "begin begins became become becomes switched switch joined join joins "
                      "adopted adopt adopts bought buy buys now")
 """Verbs that begin a state (an onset), and the adverb "now"."""
+BEGINNING_WITH_PARTICLE = word_set("took take takes taken")
+"""Verbs that begin a state only with a particle ("took up running", "took over the garage",
+"took out a loan", "took in a foster cat"): "took the kids to the park" is an outing."""
 PAST_FORMS = word_set("paid sold bought lost gave got took went made ran won spent left put lent "
                       "withdrew began became grew drove flew met sent built wrote broke quit")
 """Irregular simple past forms (and "quit"): a completed event, not a state."""
