@@ -213,6 +213,8 @@ def test_a_subjectless_past_clause_opening_a_sentence_is_a_claim_of_its_own():
         ("none", "Been having some tight games lately"), ("group", "we played a top team")]
     assert _clauses("Growing up, I saw how bad the roads were.") == [
         ("self", "Growing up, I saw how bad the roads were")]
+    assert _clauses("Just got back from a week in Rome, it was lovely.")[0] == (
+        "none", "Just got back from a week in Rome")  # after an adverb too
 
 
 def test_a_spoken_indefinite_this_is_written_as_an_article():
@@ -286,6 +288,8 @@ def test_a_relative_clause_of_the_speaker_is_their_claim():
         ("self", "I'm applying to the clinic")]
     assert _embedded("Those are the books I've read and loved.") == [
         ("self", "I've read the books")]  # no dangling "and loved"
+    assert _embedded("It's a reminder of all the hills I had to climb last year.") == [
+        ("self", "I had to climb all the hills last year")]  # the infinitive's object
     # no gap, a caption, or a sentence whose main clause is the speaker's already
     for text in ("It was one of those nights where I felt at peace.",
                  "Here's a photo I took at the lake.", "I loved the cake I made."):

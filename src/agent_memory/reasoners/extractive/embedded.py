@@ -59,7 +59,8 @@ def _relative(verb: Any) -> list[Any] | None:
     if any(t.tag_ == "WRB" for t in before) or any(t.dep_ not in ("dobj", "pobj")
                                                      for t in relatives):
         return None  # "where I felt tiny", "a bummer that I didn't do well"
-    if any(c.dep_ in _FILLED and c not in relatives for c in verb.children):
+    gap = _gap(verb, relatives)
+    if gap is None:
         return None
     left_out = {t.i for t in relatives} | {t.i for t in subject.subtree} | {
         t.i for c in verb.children if c.dep_ in ("conj", "cc", "punct") for t in c.subtree}
@@ -68,19 +69,34 @@ def _relative(verb: Any) -> list[Any] | None:
     while phrase and phrase[-1].is_punct:
         phrase.pop()
     lead = [t for t in before if t.i not in left_out]
-    rest = [t for t in verb.subtree if t.i > verb.i and t.i not in left_out]
-    stranded = next((k for k, t in enumerate(rest) if t.dep_ == "prep" and t.head == verb
+    upto = [t for t in verb.subtree if verb.i <= t.i <= gap.i and t.i not in left_out]
+    rest = [t for t in verb.subtree if t.i > gap.i and t.i not in left_out]
+    stranded = next((k for k, t in enumerate(rest) if t.dep_ == "prep" and t.head == gap
                      and not any(c.dep_ == "pobj" and c.i not in left_out for c in t.children)),
                     None)
     if stranded is not None:  # "the agencies I'm looking into": "looking into the agencies"
-        return [*subject.subtree, *lead, verb, *rest[:stranded + 1], *phrase,
+        return [*subject.subtree, *lead, *upto, *rest[:stranded + 1], *phrase,
                 *rest[stranded + 1:]]
-    return [*subject.subtree, *lead, verb, *phrase, *rest]
+    return [*subject.subtree, *lead, *upto, *phrase, *rest]
+
+
+def _gap(verb: Any, relatives: Sequence[Any]) -> Any | None:
+    """The verb whose object place the described noun fills: ``verb`` when nothing fills
+    it, else the infinitive it governs ("the obstacles I had to overcome"), else ``None``."""
+    if not any(c.dep_ in _FILLED and c not in relatives for c in verb.children):
+        return verb
+    infinitives = [c for c in verb.children if c.dep_ == "xcomp"]
+    if (len(infinitives) == 1 and not any(c.dep_ in _FILLED and c not in relatives
+                                          for c in verb.children if c.dep_ != "xcomp")
+            and not any(c.dep_ in _FILLED and c not in relatives
+                        for c in infinitives[0].children)):
+        return infinitives[0]
+    return None
 
 
 def _presented(sentence: Any) -> tuple[str, list[Any]] | None:
     """("I"/"we", the noun phrase and what follows it) of a sentence presenting the
-    speaker's thing ("These are my lucky basketball shoes"), or ``None``."""
+    speaker's thing ("These are my hiking boots"), or ``None``."""
     verb = sentence.root
     if verb.lower_ not in _PRESENT_BE:
         return None

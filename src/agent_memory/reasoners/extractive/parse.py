@@ -136,12 +136,14 @@ def _verbs(root: Any) -> list[Any]:
 def _diary(verb: Any) -> bool:
     """A subjectless clause in the past opening the sentence, its subject the speaker left out
     as in a diary ("Had a wild week, my car broke down", "Been having some wild games lately,
-    we played a top team"; a past form the tagger read as a base form too: "Lost my job, so
-    I'm ..."): a clause of its own, not a modifier of the next one as a
+    we played a top team", after adverbs too: "Just got back from Rome, it was fun"; a past
+    form the tagger read as a base form too: "Lost my job, so I'm ..."): a clause of its own, not a modifier of the next one as a
     participle is ("Growing up, I saw ...")."""
     first = verb.left_edge
     past = verb.tag_ == "VBD" or verb.tag_ in ("VB", "VBN", "VBP") and past_form(verb.lower_)
-    return first.i == verb.sent.start and (past and first == verb or any(
+    adverbs = all(t.dep_ == "advmod" and t.pos_ == "ADV" and t.head == verb
+                  for t in verb.doc[first.i:verb.i])  # "Just got back from Rome"
+    return first.i == verb.sent.start and (past and adverbs or any(
         c.dep_ == "aux" and c.lower_ == "been" and c == first for c in verb.children))
 
 
