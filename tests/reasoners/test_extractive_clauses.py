@@ -290,6 +290,9 @@ def test_a_relative_clause_of_the_speaker_is_their_claim():
         ("self", "I've read the books")]  # no dangling "and loved"
     assert _embedded("It's a reminder of all the hills I had to climb last year.") == [
         ("self", "I had to climb all the hills last year")]  # the infinitive's object
+    doc = parse(["Those are the Swiss cheeses I bought in Bern."])[0]
+    (cheeses,) = embedded_clauses(doc, clauses([doc])[0])
+    assert "NORP" in cheeses.entities  # the noun phrase moved after the verb keeps its names
     # no gap, a caption, or a sentence whose main clause is the speaker's already
     for text in ("It was one of those nights where I felt at peace.",
                  "Here's a photo I took at the lake.", "I loved the cake I made."):

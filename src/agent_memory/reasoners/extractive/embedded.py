@@ -127,12 +127,13 @@ def _article(tokens: Sequence[Any]) -> str:
 def _clause(text: str, kind: str, verb: str, tokens: Sequence[Any], sentence: Any,
             negated: bool = False, have: bool = False) -> Clause:
     tags = {t.lower_: t.tag_ for t in reversed(tokens)}  # the first occurrence
+    kept = {t.i for t in tokens}  # reordered: "I found <the maps> in the attic"
     if have:
         tags["have"] = "VBP"  # "I have ...": "Kai has ..."
     return Clause(
         text=text, kind=kind, verb=verb, negated=negated,
-        entities=[e.label_ for e in sentence.ents if e.start >= tokens[0].i
-                  and e.end <= tokens[-1].i + 1],
+        entities=[e.label_ for e in sentence.ents
+                  if all(i in kept for i in range(e.start, e.end))],
         question=sentence.text.rstrip().endswith("?"), sentence=sentence.text.strip(),
         nouns=sum(t.pos_ in ("NOUN", "PROPN", "NUM") and t.ent_type_ not in ("DATE", "TIME")
                   for t in tokens),
@@ -159,14 +160,14 @@ def embedded_clauses(doc: Any, found: Sequence[Clause]) -> list[Clause]:
         for verb in sentence:
             if verb.dep_ == "relcl" and verb.pos_ in ("VERB", "AUX") and (
                     tokens := _relative(verb)):
-                subject = tokens[0]
+                kind = _SPEAKER[next(c for c in verb.children if c.dep_ == "nsubj").lower_]
                 aux = next((c.tag_ for c in verb.children if c.dep_ == "aux"), verb.tag_)
                 text = words_of(tokens)
                 opening = verb.head.left_edge  # "The impact we made": "we made the impact"
                 if opening.i == sentence.start and opening.pos_ != "PROPN":
                     text = text.replace(f" {opening.text} ", f" {opening.lower_} ", 1)
                 result.append(_clause(
-                    text, _SPEAKER[subject.lower_], aux, tokens, sentence,
+                    text, kind, aux, tokens, sentence,
                     any(c.dep_ == "neg" for c in verb.children)))
         if presented := _presented(sentence):
             subject, tokens = presented
