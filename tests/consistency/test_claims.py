@@ -108,3 +108,8 @@ def test_a_denied_cessation_goes_on_and_one_more_thing_finished_ends_nothing() -
 def test_took_begins_a_state_only_with_its_particle(text, change) -> None:
     claim = parse_claim(text, "Ines")
     assert claim is not None and claim.change == change
+
+
+def test_a_passive_taken_is_no_onset() -> None:
+    claim = parse_claim("Ines was taken in by a scam.", "Ines")
+    assert claim is not None and claim.change == ""

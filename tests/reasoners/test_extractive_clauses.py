@@ -215,6 +215,8 @@ def test_a_subjectless_past_clause_opening_a_sentence_is_a_claim_of_its_own():
         ("self", "Growing up, I saw how bad the roads were")]
     assert _clauses("Just got back from a week in Rome, it was lovely.")[0] == (
         "none", "Just got back from a week in Rome")  # after an adverb too
+    assert _clauses("Badly hurt in the crash, my brother spent a week in hospital.")[0][0] == (
+        "own")  # a participle after an adverb still modifies the clause after it
 
 
 def test_a_spoken_indefinite_this_is_written_as_an_article():
@@ -293,8 +295,14 @@ def test_a_relative_clause_of_the_speaker_is_their_claim():
     doc = parse(["Those are the Swiss cheeses I bought in Bern."])[0]
     (cheeses,) = embedded_clauses(doc, clauses([doc])[0])
     assert "NORP" in cheeses.entities  # the noun phrase moved after the verb keeps its names
+    assert _embedded("Check out the bowls I made and the vase.") == [
+        ("self", "I made the bowls")]  # not the coordinated vase
+    assert _embedded("Here's the project I'm working on.") == [
+        ("self", "I'm working on the project")]  # a particle takes the noun back too
     # no gap, a caption, or a sentence whose main clause is the speaker's already
     for text in ("It was one of those nights where I felt at peace.",
+                 "Remember the summer we drove to Maine!", "It was the reason we moved to Ohio.",
+                 "Look at the house in which I grew up.", "Not the ending I expected.",
                  "Here's a photo I took at the lake.", "I loved the cake I made."):
         assert _embedded(text) == [], text
 
@@ -304,6 +312,9 @@ def test_a_presented_possession_of_the_speaker_is_what_they_have():
     assert _embedded("This is my favorite spot, a bench by the river.") == [
         ("self", "I have a favorite spot, a bench by the river")]
     assert _embedded("This was my first car.") == []  # once owned, not a possession now
+    for text in ("These aren't my hiking boots.", "This is my first time in Japan.",
+                 "That's my old neighborhood."):
+        assert _embedded(text) == [], text
     assert _embedded("This is my friend's ring.") == []  # not the speaker's
 
 

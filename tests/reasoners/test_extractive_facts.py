@@ -375,6 +375,12 @@ def test_a_claim_inside_a_sentence_about_a_thing_shown_is_a_fact() -> None:
     assert facts == ["Kai found some old maps in the attic.", "Kai has hiking boots."]
 
 
+def test_an_irregular_past_the_tagger_read_as_present_stays_past() -> None:
+    """ "swam" tagged as a present form: "Kai swam", never "Kai swams"."""
+    assert texts(turn("I swam competitively for years.", speaker="Kai")) == [
+        "Kai swam competitively for years."]
+
+
 def test_an_unnamed_we_is_the_speaker_never_and_others() -> None:
     facts = texts(turn("We went hiking in the Alps last summer.", speaker="Kai"))
     assert facts == ["Kai went hiking in the Alps last summer."]

@@ -226,8 +226,9 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     words = rest.split()
     head = words[0].lower() if words else ""
     if head in ("has", "have", "had", "was", "were", "got") and len(words) > 1:
-        if words[1].lower() in (lx.ENDING | lx.BEGINNING | lx.ENDING_WITH_PARTICLE
-                                | lx.BEGINNING_WITH_PARTICLE):
+        if words[1].lower() in lx.ENDING | lx.BEGINNING | lx.ENDING_WITH_PARTICLE or (
+                head in ("has", "have", "had") and words[1].lower() in lx.BEGINNING_WITH_PARTICLE):
+            # "has quit", "has moved", "got fired", "has taken up" (not "was taken in by")
             rest = " ".join(words[1:])  # "has quit", "has moved", "got fired"
         head = words[1].lower()
     tail = rest.split(" ", 1)[1] if " " in rest else ""

@@ -12,13 +12,18 @@ any other:
   (a gap: no object of its own, or the relative pronoun as object) becomes "I <verb> <noun>
   <rest>": "these old maps I found in the attic" gives "I found some old maps in the attic"
   (the spoken indefinite "these" written "some", :func:`.reference.indefinite`), "the clinic
-  I'm applying to" gives "I'm applying to the clinic" (the stranded preposition takes the
-  noun back). Relative clauses of place, time or reason ("nights where I felt at peace") have
-  no gap to fill and are left alone, as are nouns of pictures ("a photo I took at the
-  lake"): a caption, not a claim;
+  I'm applying to" gives "I'm applying to the clinic" (the stranded preposition or particle
+  takes the noun back). Relative clauses of place, time, reason or manner ("nights where I
+  felt at peace", "the summer we drove to Maine", "the reason we moved") have no gap to fill
+  and are left alone, as are a relative pronoun after its preposition ("the house in which I
+  grew up"), a negated noun ("not the ending I expected") and nouns of pictures ("a photo I
+  took at the lake"): a caption, not a claim. The noun moves without a coordinated noun or
+  another clause about it ("the bowls I made and the vase" gives "I made the bowls");
 - a sentence that presents the speaker's thing with "be" and a pointing word ("These are my
   hiking boots", "This is my favorite spot, a bench by the river") becomes "I have ...", in
-  the present only ("This was my first car" tells of a car once owned).
+  the present and affirmative only ("This was my first car" tells of a car once owned, "These
+  aren't my boots" of none), and not for a time or a former thing ("This is my first time in
+  Japan", "That's my old neighborhood").
 
 Only sentences none of whose clauses is already the speaker's are read ("I loved the cake I
 made" says it in its main clause). Relative clauses: Huddleston & Pullum, *The Cambridge
@@ -40,7 +45,20 @@ _FILLED = ("dobj", "attr", "ccomp", "xcomp", "oprd")
 _PICTURES = word_set("pic pics photo photos picture pictures shot shots snap snaps snapshot "
                      "selfie selfies video videos clip clips peek look")
 """Nouns of a picture shown: "a pic I took" captions it."""
-_POINTING = word_set("this these that those here")
+_POINTING = word_set("this these that those")
+_TIMES = word_set(
+    "time times day days night nights week weeks weekend month months year years summer winter "
+    "spring autumn fall season moment moments morning evening")
+_ADVERBIAL = _TIMES | word_set("reason reasons way ways place places")
+"""Nouns that head relative clauses of time, place, reason and manner ("the summer we drove to
+Maine", "the reason we moved"): the clause has no object gap for them to fill (Huddleston &
+Pullum 2002, ch. 12 §3.5)."""
+_FORMER = word_set("first last next final former old previous")
+"""Modifiers that make "this is my ..." a time or a past, not a possession ("my first time in
+Japan", "my old neighborhood")."""
+_ASIDE = ("relcl", "acl", "appos", "conj", "cc", "punct", "neg")
+"""Dependents of a noun left out when it moves into the speaker's clause: another clause about
+it, a coordinated noun, a negation ("not the ending I expected")."""
 _PRESENT_BE = word_set("is 's are 're")
 _OWN = {"my": "I", "our": "we"}
 _SPEAKERS = ("self", "group", "own", "none")
@@ -52,29 +70,34 @@ def _relative(verb: Any) -> list[Any] | None:
     subject = next((c for c in verb.children if c.dep_ == "nsubj"), None)
     noun = verb.head
     if (subject is None or subject.lower_ not in _SPEAKER or noun.pos_ != "NOUN"
-            or noun.lower_ in _PICTURES):
+            or noun.lower_ in _PICTURES | _ADVERBIAL or noun.ent_type_ in ("DATE", "TIME")
+            or any(c.dep_ == "neg" for c in noun.children)):
         return None
     before = [t for t in verb.subtree if t.i < verb.i]
     relatives = [t for t in before if t.lower_ in _RELATIVE]
-    if any(t.tag_ == "WRB" for t in before) or any(t.dep_ not in ("dobj", "pobj")
-                                                     for t in relatives):
-        return None  # "where I felt tiny", "a bummer that I didn't do well"
+    if any(t.tag_ == "WRB" for t in before) or any(
+            t.dep_ not in ("dobj", "pobj") or t.dep_ == "pobj" and t.head.i < subject.i
+            for t in relatives):
+        return None  # "where I felt tiny", "a bummer that I didn't do well", "in which I"
     gap = _gap(verb, relatives)
     if gap is None:
         return None
     left_out = {t.i for t in relatives} | {t.i for t in subject.subtree} | {
         t.i for c in verb.children if c.dep_ in ("conj", "cc", "punct") for t in c.subtree}
     inside = {t.i for t in verb.subtree}
-    phrase = [t for t in noun.subtree if t.i not in inside]
+    aside = {t.i for c in noun.children if c.dep_ in _ASIDE for t in c.subtree}
+    phrase = [t for t in noun.subtree if t.i not in inside and t.i not in aside]
     while phrase and phrase[-1].is_punct:
         phrase.pop()
     lead = [t for t in before if t.i not in left_out]
     upto = [t for t in verb.subtree if verb.i <= t.i <= gap.i and t.i not in left_out]
     rest = [t for t in verb.subtree if t.i > gap.i and t.i not in left_out]
-    stranded = next((k for k, t in enumerate(rest) if t.dep_ == "prep" and t.head == gap
-                     and not any(c.dep_ == "pobj" and c.i not in left_out for c in t.children)),
-                    None)
-    if stranded is not None:  # "the agencies I'm looking into": "looking into the agencies"
+    stranded = next((k for k, t in enumerate(rest) if t.head == gap and (
+        t.dep_ == "prt" or t.pos_ == "ADP") and not any(  # "in someday": an adverb, no object
+            c.dep_ == "pobj" and c.pos_ != "ADV" and c.i not in left_out for c in t.children)),
+        None)
+    if stranded is not None:  # "the agencies I'm looking into": "looking into the agencies",
+        # "the project I'm working on": "working on the project" (a particle as well)
         return [*subject.subtree, *lead, *upto, *rest[:stranded + 1], *phrase,
                 *rest[stranded + 1:]]
     return [*subject.subtree, *lead, *upto, *phrase, *rest]
@@ -98,17 +121,21 @@ def _presented(sentence: Any) -> tuple[str, list[Any]] | None:
     """("I"/"we", the noun phrase and what follows it) of a sentence presenting the
     speaker's thing ("These are my hiking boots"), or ``None``."""
     verb = sentence.root
-    if verb.lower_ not in _PRESENT_BE:
-        return None
+    if verb.lower_ not in _PRESENT_BE or any(c.dep_ == "neg" for c in verb.children):
+        return None  # "These aren't my boots"
     pointer = next((c for c in verb.children if c.lower_ in _POINTING and c.i < verb.i
                     and c.dep_ in ("nsubj", "advmod", "expl")), None)
     noun = next((c for c in verb.children if c.dep_ in ("attr", "nsubj") and c.i > verb.i
                  and c.pos_ == "NOUN" and c.lower_ not in _PICTURES), None)
     owner = noun and next((c for c in noun.children
                            if c.dep_ == "poss" and c.lower_ in _OWN), None)
-    if pointer is None or noun is None or owner is None:
+    if (pointer is None or noun is None or owner is None or noun.lower_ in _TIMES
+            or any(c.lower_ in _FORMER for c in noun.children)):
         return None
-    tokens = [t for t in noun.subtree if t != owner]
+    aside = {t.i for c in noun.children if c.dep_ in ("relcl", "conj", "cc") for t in c.subtree}
+    tokens = [t for t in noun.subtree if t != owner and t.i not in aside]
+    while tokens and tokens[-1].is_punct:
+        tokens.pop()
     for more in (c for c in verb.children if c.i > noun.i and c.dep_ in ("attr", "appos")):
         if (comma := sentence.doc[more.left_edge.i - 1]).text == ",":
             tokens.append(comma)  # "my prized possession, a basketball signed by ..."
@@ -164,7 +191,8 @@ def embedded_clauses(doc: Any, found: Sequence[Clause]) -> list[Clause]:
                 aux = next((c.tag_ for c in verb.children if c.dep_ == "aux"), verb.tag_)
                 text = words_of(tokens)
                 opening = verb.head.left_edge  # "The impact we made": "we made the impact"
-                if opening.i == sentence.start and opening.pos_ != "PROPN":
+                if opening.i == sentence.start and opening.pos_ != "PROPN" and not (
+                        opening.ent_type_):  # "Italian food I cooked" keeps "Italian"
                     text = text.replace(f" {opening.text} ", f" {opening.lower_} ", 1)
                 result.append(_clause(
                     text, kind, aux, tokens, sentence,

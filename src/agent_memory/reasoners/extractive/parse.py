@@ -141,9 +141,10 @@ def _diary(verb: Any) -> bool:
     participle is ("Growing up, I saw ...")."""
     first = verb.left_edge
     past = verb.tag_ == "VBD" or verb.tag_ in ("VB", "VBN", "VBP") and past_form(verb.lower_)
-    adverbs = all(t.dep_ == "advmod" and t.pos_ == "ADV" and t.head == verb
-                  for t in verb.doc[first.i:verb.i])  # "Just got back from Rome"
-    return first.i == verb.sent.start and (past and adverbs or any(
+    adverbs = verb.tag_ == "VBD" and all(  # "Just got back from Rome"; not a participle:
+        t.dep_ == "advmod" and t.pos_ == "ADV" and t.head == verb  # "Badly hurt, my brother"
+        for t in verb.doc[first.i:verb.i])
+    return first.i == verb.sent.start and (past and (first == verb or adverbs) or any(
         c.dep_ == "aux" and c.lower_ == "been" and c == first for c in verb.children))
 
 
