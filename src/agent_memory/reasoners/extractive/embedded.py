@@ -78,7 +78,7 @@ def _relative(verb: Any) -> list[Any] | None:
     if any(t.tag_ == "WRB" for t in before) or any(
             t.dep_ not in ("dobj", "pobj") or t.dep_ == "pobj" and t.head.i < subject.i
             for t in relatives):
-        return None  # "where I felt tiny", "a bummer that I didn't do well", "in which I"
+        return None  # "nights where I felt at peace", "a shame that I lost", "in which I"
     gap = _gap(verb, relatives)
     if gap is None:
         return None
@@ -105,7 +105,7 @@ def _relative(verb: Any) -> list[Any] | None:
 
 def _gap(verb: Any, relatives: Sequence[Any]) -> Any | None:
     """The verb whose object place the described noun fills: ``verb`` when nothing fills
-    it, else the infinitive it governs ("the obstacles I had to overcome"), else ``None``."""
+    it, else the infinitive it governs ("the hills I had to climb"), else ``None``."""
     if not any(c.dep_ in _FILLED and c not in relatives for c in verb.children):
         return verb
     infinitives = [c for c in verb.children if c.dep_ == "xcomp"]
@@ -138,7 +138,7 @@ def _presented(sentence: Any) -> tuple[str, list[Any]] | None:
         tokens.pop()
     for more in (c for c in verb.children if c.i > noun.i and c.dep_ in ("attr", "appos")):
         if (comma := sentence.doc[more.left_edge.i - 1]).text == ",":
-            tokens.append(comma)  # "my prized possession, a basketball signed by ..."
+            tokens.append(comma)  # "my favorite spot, a bench by the river"
         tokens.extend(more.subtree)
     return _OWN[owner.lower_], tokens
 
