@@ -379,6 +379,9 @@ def test_an_irregular_past_the_tagger_read_as_present_stays_past() -> None:
     """ "swam" tagged as a present form: "Kai swam", never "Kai swams"."""
     assert texts(turn("I swam competitively for years.", speaker="Kai")) == [
         "Kai swam competitively for years."]
+    # a verb whose past is its base form is past when the clause's own date is
+    assert texts(turn("I quit smoking last year.", speaker="Kai")) == [
+        "Kai quit smoking in 2022."]
 
 
 def test_an_unnamed_we_is_the_speaker_never_and_others() -> None:

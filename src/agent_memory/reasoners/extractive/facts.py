@@ -34,8 +34,8 @@ from ...text.dates import resolve_dates
 from ..base import FactDraft, FactExtraction
 from .embedded import embedded_clauses
 from .parse import Clause, clauses, group_of, parse
-from .person import SELF_WORDS as _SELF_WORDS
 from .person import (
+    SAME_PAST,
     WE_WORDS,
     Speaker,
     family_named,
@@ -44,6 +44,7 @@ from .person import (
     to_third_person,
     unnamed_group,
 )
+from .person import SELF_WORDS as _SELF_WORDS
 from .person import YOU_WORDS as _YOU_WORDS
 from .select import candidate, worth
 from .sentences import content_terms, entities, split_sentences, words
@@ -266,14 +267,18 @@ _GONNA = re.compile(r"\b(is|are|was|were) gonna\b", re.IGNORECASE)
 """The spoken "gonna" after a form of "be": written out ("Jon is going to keep going")."""
 
 
-def _rewrite(clause: Clause, speaker: Speaker) -> str:
-    """The clause in the third person, the speaker named, as one sentence."""
+def _rewrite(clause: Clause, speaker: Speaker, past: bool = False) -> str:
+    """The clause in the third person, the speaker named, as one sentence; ``past``: the
+    clause's own date is before its turn, so a verb whose past is its base form is past ("I
+    quit smoking last year" -> "Kai quit smoking in 2023", not "quits")."""
     text = clause.text
+    tags = {w: "VBD" if past and t in ("VBP", "VB") and w in SAME_PAST else t
+            for w, t in clause.tags.items()}
     if clause.kind == "none" and words(text)[:1] != ["i"]:  # "I" the parse did not read
         given = _add_subject(text)
         lead = "I am" if clause.verb == "VBG" else "I"  # "Hoping my screenplay gets noticed"
         text = given if given != text else f"{lead} {text[0].lower()}{text[1:]}"
-    text = _GONNA.sub(r"\1 going to", to_third_person(text, speaker, clause.tags))
+    text = _GONNA.sub(r"\1 going to", to_third_person(text, speaker, tags))
     return finish_sentence(text[:1].upper() + text[1:])
 
 
@@ -309,9 +314,10 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         best = sorted(chosen.get(turn.id, []), reverse=True)[:FACTS_PER_TURN]
         for p, index in sorted(best, key=lambda pair: pair[1]):
             _, resolved, clause = candidates[index]
-            text = _rewrite(clause, who[turn.id])
             day = next((m.date for m in resolved.mentions if m.date and re.sub(  # the clause's own
                 r"(?i)^(?:on|in) ", "", m.replacement) in clause.text), None)  # ("... in 2020")
+            text = _rewrite(clause, who[turn.id],
+                            past=day is not None and day < turn.created_at.date())
             category = categorize(clause.text)
             facts.append(FactDraft(
                 text=text, subject=speaker_name(turn), category=category, evidence=[turn.id],

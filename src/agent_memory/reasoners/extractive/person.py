@@ -77,8 +77,9 @@ _THIRD_SINGULAR = {
     "don't": "doesn't", "are": "is", "were": "was", "weren't": "wasn't", "aren't": "isn't",
     "gotta": "has to", "wanna": "wants to", "gonna": "is going to",
 }
-_SAME_PAST = word_set("quit cut hit hurt let put set shut read cost spread bet burst cast")
-"""Verbs whose past is their base form: past only beside another past verb."""
+SAME_PAST = word_set("quit cut hit hurt let put set shut read cost spread bet burst cast")
+"""Verbs whose past is their base form ("I quit"): past only beside another past verb or a
+past date (:func:`.facts.extract_facts`)."""
 _KEEP_VERB = word_set(
     """can could will would should might must may shall can't couldn't won't wouldn't
     shouldn't didn't wasn't was did had got went saw made took came felt found told said thought
@@ -218,7 +219,7 @@ def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = Non
         tokens[j] = _THIRD_SINGULAR[low]
     elif tag is not None and "'" not in low and not verb[0].isupper():
         past = low.endswith("ed") and not low.endswith("eed") or low in _KEEP_VERB and (
-            low not in _SAME_PAST or any(t == "VBD" for t in tags.values())
+            low not in SAME_PAST or any(t == "VBD" for t in tags.values())
         )  # "roasted", "I swam" (tagged VBP), "when I hurt" beside a past verb
         if tag in ("VBP", "VB") and not past:
             tokens[j] = _s_form(low)
