@@ -229,7 +229,7 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         if words[1].lower() in lx.ENDING | lx.BEGINNING | lx.ENDING_WITH_PARTICLE or (
                 head in ("has", "have", "had") and words[1].lower() in lx.BEGINNING_WITH_PARTICLE):
             # "has quit", "has moved", "got fired", "has taken up" (not "was taken in by")
-            rest = " ".join(words[1:])  # "has quit", "has moved", "got fired"
+            rest = " ".join(words[1:])
         head = words[1].lower()
     tail = rest.split(" ", 1)[1] if " " in rest else ""
     change = "end" if ended else ""

@@ -137,8 +137,8 @@ def _diary(verb: Any) -> bool:
     """A subjectless clause in the past opening the sentence, its subject the speaker left out
     as in a diary ("Had a wild week, my car broke down", "Been having some wild games lately,
     we played a top team", after adverbs too: "Just got back from Rome, it was fun"; a past
-    form the tagger read as a base form too: "Lost my job, so I'm ..."): a clause of its own, not a modifier of the next one as a
-    participle is ("Growing up, I saw ...")."""
+    form the tagger read as a base form too: "Lost my job, so I'm ..."): a clause of its own,
+    not a modifier of the next one as a participle is ("Growing up, I saw ...")."""
     first = verb.left_edge
     past = verb.tag_ == "VBD" or verb.tag_ in ("VB", "VBN", "VBP") and past_form(verb.lower_)
     adverbs = verb.tag_ == "VBD" and all(  # "Just got back from Rome"; not a participle:
