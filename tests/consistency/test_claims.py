@@ -104,6 +104,8 @@ def test_a_denied_cessation_goes_on_and_one_more_thing_finished_ends_nothing() -
     ("Ines took up rowing.", "begin"), ("Ines took over the bakery.", "begin"),
     ("Ines has taken out a loan.", "begin"), ("Ines took in a stray cat.", "begin"),
     ("Ines took the kids to the zoo.", ""), ("Ines took a trip to Lisbon.", ""),
+    ("Ines took a staff nurse job at the clinic.", "begin"),
+    ("Ines took the kids to their new school.", ""),
 ])
 def test_took_begins_a_state_only_with_its_particle(text, change) -> None:
     claim = parse_claim(text, "Ines")

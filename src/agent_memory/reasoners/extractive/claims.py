@@ -37,8 +37,13 @@ _CONTRAST = re.compile(r",\s*(?:(?:and|but)\s+)?not\s+((?:[\w'-]+\s*){1,3})$", r
 """A contrastive denial closing a predicate ("are fraternal twins, not identical"): the
 claim holds without it and denies its words."""
 _CHANGE_STEMS = frozenset(lx.stem(w) for w in lx.BEGINNING | lx.ENDING) - {"now"}
-_ONSET = re.compile(r"^(?:up|over|out|in|on)\s+\S")
-"""The particle that makes "took" an onset ("took up running")."""
+_ONSET = re.compile(
+    r"^(?:(?:up|over|out|in|on)\s+\S"
+    r"|(?:an?|the|his|her|their|my|our|[\w-]+'s)\s+"
+    r"(?:(?!(?:to|for|at|with|from|on|in)\b)[\w-]+\s+){0,3}(?:job|position|post|role)\b)",
+    re.IGNORECASE)
+"""What makes "took" an onset: a particle ("took up running") or a position taken ("took a
+staff interpreter job"), not an outing ("took the kids to the zoo")."""
 _COMPLETING = frozenset(("finish", "finished", "finishes", "complete", "completed", "completes"))
 _ANOTHER = re.compile(r"^(?:up\s+)?(?:another|an?|one more)\s", re.IGNORECASE)
 """An object that is one more thing made ("finished another painting", "completed a quilt"):

@@ -50,7 +50,8 @@ BEGINNING = word_set("moved move moves relocated relocate relocates started star
 """Verbs that begin a state (an onset), and the adverb "now"."""
 BEGINNING_WITH_PARTICLE = word_set("took take takes taken")
 """Verbs that begin a state only with a particle ("took up running", "took over the garage",
-"took out a loan", "took in a foster cat"): "took the kids to the park" is an outing."""
+"took out a loan", "took in a foster cat") or a position ("took a job at a bank"): "took the
+kids to the park" is an outing."""
 PAST_FORMS = word_set("paid sold bought lost gave got took went made ran won spent left put lent "
                       "withdrew began became grew drove flew met sent built wrote broke quit")
 """Irregular simple past forms (and "quit"): a completed event, not a state."""
