@@ -299,6 +299,8 @@ def test_a_relative_clause_of_the_speaker_is_their_claim():
         ("self", "I made the bowls")]  # not the coordinated vase
     assert _embedded("Here's the project I'm working on.") == [
         ("self", "I'm working on the project")]  # a particle takes the noun back too
+    assert _embedded("Check out this tiny market we stumbled on this morning!") == [
+        ("group", "we stumbled on a tiny market this morning")]  # a time is no object
     # no gap, a caption, or a sentence whose main clause is the speaker's already
     for text in ("It was one of those nights where I felt at peace.",
                  "Remember the summer we drove to Maine!", "It was the reason we moved to Ohio.",
@@ -313,8 +315,10 @@ def test_a_presented_possession_of_the_speaker_is_what_they_have():
         ("self", "I have a favorite spot, a bench by the river")]
     assert _embedded("This was my first car.") == []  # once owned, not a possession now
     for text in ("These aren't my hiking boots.", "This is my first time in Japan.",
-                 "That's my old neighborhood."):
+                 "That's my old neighborhood.", "This is my favorite one."):
         assert _embedded(text) == [], text
+    assert _embedded("These are my kids who I adore.") == [  # said once, by the relative
+        ("self", "I adore my kids")]
     assert _embedded("This is my friend's ring.") == []  # not the speaker's
 
 

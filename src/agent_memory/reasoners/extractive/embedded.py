@@ -22,8 +22,9 @@ any other:
 - a sentence that presents the speaker's thing with "be" and a pointing word ("These are my
   hiking boots", "This is my favorite spot, a bench by the river") becomes "I have ...", in
   the present and affirmative only ("This was my first car" tells of a car once owned, "These
-  aren't my boots" of none), and not for a time or a former thing ("This is my first time in
-  Japan", "That's my old neighborhood").
+  aren't my boots" of none), and not for a time, a former thing or a bare "one" ("This is my
+  first time in Japan", "That's my old neighborhood", "This is my favorite one"), nor when a
+  relative clause of the speaker's says it ("These are my kids who I adore").
 
 Only sentences none of whose clauses is already the speaker's are read ("I loved the cake I
 made" says it in its main clause). Relative clauses: Huddleston & Pullum, *The Cambridge
@@ -94,7 +95,9 @@ def _relative(verb: Any) -> list[Any] | None:
     rest = [t for t in verb.subtree if t.i > gap.i and t.i not in left_out]
     stranded = next((k for k, t in enumerate(rest) if t.head == gap and (
         t.dep_ == "prt" or t.pos_ == "ADP") and not any(  # "in someday": an adverb, no object
-            c.dep_ == "pobj" and c.pos_ != "ADV" and c.i not in left_out for c in t.children)),
+            c.dep_ == "pobj" and c.pos_ != "ADV" and c.i not in left_out
+            and c.ent_type_ not in ("DATE", "TIME")  # "the market we stumbled on this morning"
+            for c in t.children)),
         None)
     if stranded is not None:  # "the agencies I'm looking into": "looking into the agencies",
         # "the project I'm working on": "working on the project" (a particle as well)
@@ -129,8 +132,11 @@ def _presented(sentence: Any) -> tuple[str, list[Any]] | None:
                  and c.pos_ == "NOUN" and c.lower_ not in _PICTURES), None)
     owner = noun and next((c for c in noun.children
                            if c.dep_ == "poss" and c.lower_ in _OWN), None)
-    if (pointer is None or noun is None or owner is None or noun.lower_ in _TIMES
-            or any(c.lower_ in _FORMER for c in noun.children)):
+    if (pointer is None or noun is None or owner is None or noun.lower_ in _TIMES | {"one"}
+            or any(c.lower_ in _FORMER for c in noun.children) or any(  # "my kids who I
+                c.dep_ == "relcl" and any(g.dep_ == "nsubj" and g.lower_ in _SPEAKER  # adore":
+                                          for g in c.children)  # the relative clause says it
+                for c in noun.children)):
         return None
     aside = {t.i for c in noun.children if c.dep_ in ("relcl", "conj", "cc") for t in c.subtree}
     tokens = [t for t in noun.subtree if t != owner and t.i not in aside]
