@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .parse import Clause, words_of
+from .reference import a_or_an
 from .sentences import word_set
 
 _SPEAKER = {"i": "self", "we": "group"}
@@ -154,7 +155,7 @@ def _article(tokens: Sequence[Any]) -> str:
     head = next((t for t in tokens if t.dep_ in ("attr", "nsubj")), None)
     if head is None or head.tag_ == "NNS":
         return ""
-    return "an " if tokens[0].lower_[:1] in ("a", "e", "i", "o", "u") else "a "
+    return f"{a_or_an(tokens[0].text)} "
 
 
 def _clause(text: str, kind: str, verb: str, tokens: Sequence[Any], sentence: Any,

@@ -67,15 +67,18 @@ def indefinite(token: Any) -> bool:
             and not any(c.dep_ == "appos" or c.lower_ in _DEICTIC for c in described))
 
 
+def a_or_an(word: str) -> str:
+    """The indefinite article before ``word``: "an" before a vowel letter, else "a"."""
+    return "an" if word[:1].lower() in ("a", "e", "i", "o", "u") else "a"
+
+
 def article(token: Any) -> str:
     """The indefinite article or quantifier that replaces an :func:`indefinite` ``token``:
-    "some" for "these", else "an" before a vowel letter and "a" otherwise, capitalised as
-    ``token`` is."""
+    "some" for "these", else :func:`a_or_an` of the next word, capitalised as ``token`` is."""
     if token.lower_ == "these":
         word = "some"
     else:
-        following = token.doc[token.i + 1].lower_ if token.i + 1 < len(token.doc) else ""
-        word = "an" if following[:1] in ("a", "e", "i", "o", "u") else "a"
+        word = a_or_an(token.doc[token.i + 1].text if token.i + 1 < len(token.doc) else "")
     return word.capitalize() if token.text[:1].isupper() else word
 
 
