@@ -309,6 +309,13 @@ def test_a_relative_clause_of_the_speaker_is_their_claim():
         assert _embedded(text) == [], text
 
 
+def test_the_content_clause_of_it_is_a_shame_is_no_relative_clause():
+    for text in ("It's a shame that I lost.", "It was such a relief that we made it.",
+                 "That's a pity that I missed."):
+        assert _embedded(text) == [], text  # not "I lost a shame"
+    assert _embedded("It's a gift that I treasure.") == [("self", "I treasure a gift")]
+
+
 def test_a_presented_possession_of_the_speaker_is_what_they_have():
     assert _embedded("These are my hiking boots.") == [("self", "I have hiking boots")]
     assert _embedded("This is my favorite spot, a bench by the river.") == [

@@ -17,8 +17,10 @@ any other:
   felt at peace", "the summer we drove to Maine", "the reason we moved") have no gap to fill
   and are left alone, as are a relative pronoun after its preposition ("the house in which I
   grew up"), a negated noun ("not the ending I expected") and nouns of pictures ("a photo I
-  took at the lake"): a caption, not a claim. The noun moves without a coordinated noun or
-  another clause about it ("the bowls I made and the vase" gives "I made the bowls");
+  took at the lake"): a caption, not a claim, and the content clause of "it is a shame, a
+  relief, a pity" ("It's a shame that I lost": what the shame is, not a thing lost). The noun
+  moves without a coordinated noun or another clause about it ("the bowls I made and the
+  vase" gives "I made the bowls");
 - a sentence that presents the speaker's thing with "be" and a pointing word ("These are my
   hiking boots", "This is my favorite spot, a bench by the river") becomes "I have ...", in
   the present and affirmative only ("This was my first car" tells of a car once owned, "These
@@ -55,6 +57,11 @@ _ADVERBIAL = _TIMES | word_set("reason reasons way ways place places")
 """Nouns that head relative clauses of time, place, reason and manner ("the summer we drove to
 Maine", "the reason we moved"): the clause has no object gap for them to fill (Huddleston &
 Pullum 2002, ch. 12 §3.5)."""
+_CONTENT = word_set("shame pity bummer relief miracle wonder surprise shock blessing luck fact "
+                    "chance news bonus")
+"""Nouns that take a content clause after "it is" ("It's a shame that I lost", "It was a relief
+that we made it"): the "that" clause says what the shame is, it is no relative clause with a
+gap (Huddleston & Pullum 2002, ch. 11 §7 and ch. 16 §8, extraposition)."""
 _FORMER = word_set("first last next final former old previous")
 """Modifiers that make "this is my ..." a time or a past, not a possession ("my first time in
 Japan", "my old neighborhood")."""
@@ -73,7 +80,8 @@ def _relative(verb: Any) -> list[Any] | None:
     noun = verb.head
     if (subject is None or subject.lower_ not in _SPEAKER or noun.pos_ != "NOUN"
             or noun.lower_ in _PICTURES | _ADVERBIAL or noun.ent_type_ in ("DATE", "TIME")
-            or any(c.dep_ == "neg" for c in noun.children)):
+            or any(c.dep_ == "neg" for c in noun.children)
+            or noun.lower_ in _CONTENT and noun.dep_ == "attr"):
         return None
     before = [t for t in verb.subtree if t.i < verb.i]
     relatives = [t for t in before if t.lower_ in _RELATIVE]
