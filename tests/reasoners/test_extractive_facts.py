@@ -12,8 +12,10 @@ from agent_memory.models import Turn
 from agent_memory.reasoners.base import FactExtraction
 from agent_memory.reasoners.extractive import ExtractiveReasoner
 from agent_memory.reasoners.extractive.facts import (
+    CENTRALITY,
     categorize,
     extract_facts,
+    salience,
     score_importance,
     to_third_person,
 )
@@ -527,3 +529,18 @@ def test_we_is_the_group_the_turn_names_or_the_family_while_it_is_the_topic():
     assert "John and their teammates pulled off a tough win." in facts
     assert "John had a real battle against another team the week before 8 May 2023." in facts
     assert "John has to push themself out of their comfort zones at the gym." in facts
+
+
+def test_salience_scales_down_a_side_remark_only():
+    assert salience(0.8, 0.7) == 0.8  # the turn's main point keeps its probability
+    assert salience(0.8, CENTRALITY / 2) == pytest.approx(0.4)
+    assert salience(0.8, -0.1) == 0.0
+    assert salience(0.8, None) == 0.8  # no embeddings: the probability alone
+
+
+def test_a_side_remark_of_a_turn_gives_way_to_its_main_point():
+    said = turn("I finally got the nurse job at the children's hospital! I start on Monday and "
+                "I'm nervous about the night shifts. I watched a movie last night too.",
+                speaker="Kai")
+    assert texts(said) == ["Kai finally got the nurse job at the children's hospital.",
+                           "Kai is nervous about the night shifts."]

@@ -2,8 +2,9 @@
 
 Each sentence of a user turn is cleaned (leading interjections, labels and vocatives), its
 relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses
-(:mod:`.parse`). A learned decision (:mod:`.select`) keeps the clauses worth a fact
-(probability >= :data:`FACT_THRESHOLD`, at most :data:`FACTS_PER_TURN` per turn), and each is
+(:mod:`.parse`). A learned decision (:mod:`.select`) gives each clause the probability that it
+is worth a fact, scaled down for a side remark of its turn (:func:`salience`); the clauses
+scoring >= :data:`FACT_THRESHOLD` are kept (at most :data:`FACTS_PER_TURN` per turn), and each is
 rewritten in the third person (:mod:`.person`): "I live in Boston and work as a pharmacist"
 said by Kai gives "Kai lives in Boston." and "Kai works as a pharmacist."; "I went to a LGBTQ
 support group yesterday and it was so powerful" said by Caroline on 8 May 2023 gives "Caroline
@@ -46,14 +47,18 @@ from .person import (
 )
 from .person import SELF_WORDS as _SELF_WORDS
 from .person import YOU_WORDS as _YOU_WORDS
-from .select import candidate, worth
+from .select import candidate, embed_texts, worth
 from .sentences import content_terms, entities, split_sentences, words
 
 Embed = Callable[[list[str]], np.ndarray]
-FACT_THRESHOLD = 0.3
-"""Minimum probability (:func:`.select.worth`) for a clause to become a fact."""
+FACT_THRESHOLD = 0.2
+"""Least score (:func:`salience`) for a clause to become a fact; chosen with
+:data:`CENTRALITY` on the tuning conversations of LoCoMo dev (BENCHMARKS.md)."""
 FACTS_PER_TURN = 2
-"""At most this many facts per turn, the most probable first: one per thing worth keeping."""
+"""At most this many facts per turn, the highest scores first: one per thing worth keeping."""
+CENTRALITY = 0.55
+"""Cosine between a clause and its whole turn (local embeddings) from which the clause is the
+turn's main point and keeps its full probability (:func:`salience`)."""
 
 _INTERJECTION = re.compile(
     r"^(?:(?:yeah|yes|yep|yup|nope|yay|whoa|oh|wow|well|so|haha+|hah|lol|omg|hey|hi|hello|aw+|"
@@ -267,6 +272,38 @@ _GONNA = re.compile(r"\b(is|are|was|were) gonna\b", re.IGNORECASE)
 """The spoken "gonna" after a form of "be": written out ("Jon is going to keep going")."""
 
 
+def salience(probability: float, cosine: float | None) -> float:
+    """Score 0-1 of a clause for a fact: the selector's probability that it is worth one,
+    scaled down when the clause is a side remark of its turn: times ``cosine / CENTRALITY``
+    (clipped to 0-1), where ``cosine`` is between the embeddings of the clause and of the whole
+    turn (``None``: no embeddings, the probability alone).
+
+    A person who notes down a conversation writes what each turn is mainly about; a clause far
+    from its turn's centre ("I saw the game too" in a turn about a new job) is kept only when
+    the selector is sure of it. Sentence-to-centroid similarity as the salience of a sentence is
+    the centroid-based summariser's (Radev, Jing, Styś & Tam, "Centroid-based summarization of
+    multiple documents", *Information Processing & Management* 40(6), 2004).
+    """
+    if cosine is None:
+        return probability
+    return probability * min(1.0, max(0.0, cosine) / CENTRALITY)
+
+
+def _centrality(candidates: Sequence[tuple[Turn, object, Clause]], embed: Embed | None
+                ) -> tuple[np.ndarray | None, list[float | None]]:
+    """The clauses' embeddings and each clause's cosine with its whole turn (``None`` each
+    when the local model cannot load)."""
+    vectors = embed_texts([c.text for _, _, c in candidates], embed)
+    turns = {turn.id: turn for turn, _, _ in candidates}
+    whole = None if vectors is None else embed_texts(
+        [spoken(t.content) for t in turns.values()], embed)
+    if vectors is None or whole is None:
+        return vectors, [None] * len(candidates)
+    row = {turn_id: k for k, turn_id in enumerate(turns)}
+    return vectors, [float(v @ whole[row[turn.id]])
+                     for v, (turn, _, _) in zip(vectors, candidates, strict=True)]
+
+
 def _rewrite(clause: Clause, speaker: Speaker, past: bool = False) -> str:
     """The clause in the third person, the speaker named, as one sentence; ``past``: the
     clause's own date is before its turn, so a verb whose past is its base form is past ("I
@@ -305,14 +342,17 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         for clause in [*found, *embedded_clauses(doc, found)]
         if candidate(clause) and not (aside and clause.kind == "none")
         and not unnamed_group(clause.text, clause.sentence, who[turn.id])]
+    vectors, cosines = _centrality(candidates, embed)
+    probabilities = worth([c for _, _, c in candidates], embed, vectors)
     chosen: dict[str, list[tuple[float, int]]] = {}
-    for index, p in enumerate(worth([c for _, _, c in candidates], embed)):
-        if p >= FACT_THRESHOLD:
-            chosen.setdefault(candidates[index][0].id, []).append((p, index))
+    for index, (p, cosine) in enumerate(zip(probabilities, cosines, strict=True)):
+        if (score := salience(p, cosine)) >= FACT_THRESHOLD:
+            chosen.setdefault(candidates[index][0].id, []).append((score, index))
     facts: list[FactDraft] = []
     for turn in turns:
         best = sorted(chosen.get(turn.id, []), reverse=True)[:FACTS_PER_TURN]
-        for p, index in sorted(best, key=lambda pair: pair[1]):
+        for _, index in sorted(best, key=lambda pair: pair[1]):
+            p = probabilities[index]
             _, resolved, clause = candidates[index]
             day = next((m.date for m in resolved.mentions if m.date and re.sub(  # the clause's own
                 r"(?i)^(?:on|in) ", "", m.replacement) in clause.text), None)  # ("... in 2020")

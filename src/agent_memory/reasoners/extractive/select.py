@@ -84,18 +84,31 @@ def parse_features(clause: Clause) -> list[float]:
             math.log1p(clause.nouns), float(min(clause.anaphora, 3)), float(clause.copular)]
 
 
+def embed_texts(texts: Sequence[str],
+                embed: Callable[[list[str]], np.ndarray] | None = None) -> np.ndarray | None:
+    """Embeddings ``(len(texts), 384)`` of ``texts`` by ``embed`` (default
+    :func:`shared_embedder`), or ``None`` when the local model cannot load."""
+    if not texts:
+        return np.zeros((0, 384), dtype=np.float32)
+    try:
+        return np.asarray((embed or shared_embedder().embed_sync)(list(texts)), dtype=np.float32)
+    except ModelUnavailableError:
+        return None
+
+
 def features(clauses: Sequence[Clause],
-             embed: Callable[[list[str]], np.ndarray] | None = None) -> np.ndarray:
+             embed: Callable[[list[str]], np.ndarray] | None = None,
+             vectors: np.ndarray | None = None) -> np.ndarray:
     """Feature rows ``(len(clauses), 384 + len(PARSE_FEATURES))``: the embedding of each
-    clause's text, then its parse features. ``embed`` defaults to :func:`shared_embedder`;
-    when the local model cannot load, the embedding part is zeros (parse features alone)."""
+    clause's text (``vectors``, else computed by :func:`embed_texts`), then its parse
+    features. When the local model cannot load, the embedding part is zeros (parse features
+    alone)."""
     if not clauses:
         return np.zeros((0, 384 + len(PARSE_FEATURES)), dtype=np.float32)
-    texts = [c.text for c in clauses]
-    try:
-        vectors = (embed or shared_embedder().embed_sync)(texts)
-    except ModelUnavailableError:
-        vectors = np.zeros((len(texts), 384), dtype=np.float32)
+    if vectors is None:
+        vectors = embed_texts([c.text for c in clauses], embed)
+    if vectors is None:
+        vectors = np.zeros((len(clauses), 384), dtype=np.float32)
     parsed = np.array([parse_features(c) for c in clauses], dtype=np.float32)
     return np.hstack([np.asarray(vectors, dtype=np.float32), parsed])
 
@@ -107,8 +120,10 @@ def _weights() -> tuple[np.ndarray, float]:
 
 
 def worth(clauses: Sequence[Clause],
-          embed: Callable[[list[str]], np.ndarray] | None = None) -> list[float]:
-    """Probability (0-1) that each clause is worth a fact, in order."""
+          embed: Callable[[list[str]], np.ndarray] | None = None,
+          vectors: np.ndarray | None = None) -> list[float]:
+    """Probability (0-1) that each clause is worth a fact, in order (``vectors``: the clauses'
+    embeddings when already computed, see :func:`features`)."""
     coef, intercept = _weights()
-    logits = features(clauses, embed) @ coef + intercept
+    logits = features(clauses, embed, vectors) @ coef + intercept
     return [float(p) for p in 1.0 / (1.0 + np.exp(-logits))]
