@@ -144,6 +144,22 @@ def test_this_weekday_looks_back_in_the_past_tense() -> None:
     assert resolve_dates("I go there this Saturday", thursday).date == date(2023, 5, 13)
 
 
+def test_on_a_weekday_is_read_as_this_weekday() -> None:
+    thursday = date(2023, 5, 11)
+    past = resolve_dates("My sister had her baby on Tuesday", thursday)
+    assert past.text == "My sister had her baby on Tuesday 9 May 2023"
+    assert resolve_dates("I start on Monday", thursday).text == "I start on Monday 15 May 2023"
+    assert resolve_dates("We hiked on Saturday morning", thursday).text == (
+        "We hiked on the morning of Saturday 6 May 2023")
+    # a habit, or a weekday with its date already, is left alone
+    for text in ("I swim on Tuesdays", "We met on Tuesday 9 May 2023", "on Friday, June 5",
+                 "We met on Tuesday, 9 May"):
+        assert resolve_dates(text, thursday).text == text
+    # what resolution writes reads back as one written time, and is not resolved again
+    written = resolve_dates("We hiked on Saturday night", thursday).text
+    assert resolve_dates(written, thursday).text == written
+
+
 @pytest.mark.parametrize(
     ("ref", "text", "expected_text"),
     [

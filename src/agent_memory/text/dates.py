@@ -19,6 +19,8 @@ Expressions and their rewrites (reference: Monday 8 May 2023)::
     in / since / until ... March          in March 2023 (past tense, "since") / in March 2024
     last / this / next Friday             on Friday 5 May 2023 / (tense-dependent) / on Friday 12 May 2023
     last Fri, last Tues                   on Friday 5 May 2023, on Tuesday 2 May 2023 (capitalised)
+    on Friday, on Saturday night          as "this Friday": past tense on Friday 5 May 2023,
+                                          otherwise on Friday 12 May 2023; on the night of ...
     3 days ago, a couple of days ago      on 5 May 2023, on 6 May 2023
     a week ago, two weeks ago             the week before 8 May 2023, two weeks before 8 May 2023
     a month ago, 3 months ago, a year ago in April 2023, in February 2023, in 2022
@@ -80,6 +82,8 @@ _PATTERN = re.compile(
     r"(?!\.?\s*\d|,?\s+(?:of\s+)?(?:19|20)\d\d))"
     rf"|(?<!\bthe\s)(?P<rel>(?P<rel_mod>last|this|next)\s+"
     rf"(?P<rel_unit>weekend|week|month|year|{_WEEKDAY}|{_PART}))"
+    rf"|(?P<wd>on\s+(?P<wd_name>{_WEEKDAY})(?:\s+(?P<wd_part>{_PART}))?"
+    rf"(?!s\b|,?\s*(?:\d|{_MONTH_NAME})))"
     rf"|(?P<day>(?P<day_word>yesterday|today|tonight|tomorrow)(?:\s+(?P<day_part>{_PART}))?)"
     r"|(?P<other>the\s+other\s+day)"
     rf"|(?P<md>(?P<md_month>{_MONTH_NAME})\.?\s+(?P<md_day>\d{{1,2}})(?:st|nd|rd|th)?\b"
@@ -264,16 +268,7 @@ def _relative(mod: str, unit: str, ref: date, past: bool) -> tuple[str, date, st
     if unit == "year":
         return f"in {ref.year + step}", date(ref.year + step, 1, 1), "year"
     if unit in _WEEKDAY_INDEX:
-        delta = _WEEKDAY_INDEX[unit] - ref.weekday()
-        if step < 0 or (step == 0 and past):
-            delta = delta - 7 if delta > 0 else delta
-            if step < 0 and delta == 0:
-                delta = -7
-        else:
-            delta = delta + 7 if delta < 0 else delta
-            if step > 0 and delta == 0:
-                delta = 7
-        target = ref + timedelta(days=delta)
+        target = _weekday_day(_WEEKDAY_INDEX[unit], ref, step, past)
         return f"on {format_weekday(target)}", target, "day"
     # parts of the day: only "last night" and "this morning|afternoon|evening|night" make sense
     if (step < 0 and unit == "night") or (step == 0 and unit != "night"):
@@ -312,6 +307,31 @@ def _day_word(word: str, part: str | None, ref: date) -> tuple[str, date, str]:
     return f"on {format_day(target)}", target, "day"
 
 
+def _weekday_day(index: int, ref: date, step: int, past: bool) -> date:
+    """The day of weekday ``index`` (Monday 0) that "last" (``step`` -1), "this" (0) or
+    "next" (1) names: "this" looks back in a past-tense text, the reference day counting for
+    "this" only."""
+    delta = index - ref.weekday()
+    if step < 0 or (step == 0 and past):
+        delta = delta - 7 if delta > 0 else delta
+        if step < 0 and delta == 0:
+            delta = -7
+    else:
+        delta = delta + 7 if delta < 0 else delta
+        if step > 0 and delta == 0:
+            delta = 7
+    return ref + timedelta(days=delta)
+
+
+def _weekday(name: str, part: str | None, ref: date, past: bool) -> tuple[str, date, str]:
+    """Rewrite "on <weekday> [<part of day>]" as "this <weekday>" is: the latest such day in
+    a past-tense text, else the next one (the reference day itself in both)."""
+    target = _weekday_day(_WEEKDAY_INDEX[name.lower()], ref, 0, past)
+    if part:
+        return f"on the {part.lower()} of {format_weekday(target)}", target, "day"
+    return f"on {format_weekday(target)}", target, "day"
+
+
 def _explicit(month: str, day: str, year: str | None, ref: date) -> date | None:
     try:
         return date(int(year) if year else ref.year, _MONTH_INDEX[month.lower()], int(day))
@@ -331,6 +351,8 @@ def _rewrite(match: re.Match[str], ref: date, past: bool) -> tuple[str, date | N
         return _relative(g("rel_mod"), g("rel_unit"), ref, past)
     if g("mon"):
         return _month(g("mon_pre"), g("mon_name"), ref, past)
+    if g("wd"):
+        return _weekday(g("wd_name"), g("wd_part"), ref, past)
     if g("day"):
         return _day_word(g("day_word"), g("day_part"), ref)
     if g("other"):
