@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_memory.errors import ModelUnavailableError
 from agent_memory.models import Turn
 from agent_memory.reasoners.base import FactExtraction
 from agent_memory.reasoners.extractive import ExtractiveReasoner
@@ -544,3 +545,12 @@ def test_a_side_remark_of_a_turn_gives_way_to_its_main_point():
                 speaker="Kai")
     assert texts(said) == ["Kai finally got the nurse job at the children's hospital.",
                            "Kai is nervous about the night shifts."]
+
+
+def test_without_the_local_model_the_probability_alone_decides():
+    def unavailable(texts: list[str]):
+        raise ModelUnavailableError("all-MiniLM-L6-v2 is not installed")
+
+    said = turn("I work as a pharmacist at a small clinic downtown.", speaker="Kai")
+    facts = extract_facts([said], embed=unavailable).facts
+    assert [f.text for f in facts] == ["Kai works as a pharmacist at a small clinic downtown."]

@@ -299,9 +299,11 @@ def _centrality(candidates: Sequence[tuple[Turn, object, Clause]], embed: Embed 
         [spoken(t.content) for t in turns.values()], embed)
     if vectors is None or whole is None:
         return vectors, [None] * len(candidates)
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    whole = whole / np.maximum(np.linalg.norm(whole, axis=1, keepdims=True), 1e-12)
     row = {turn_id: k for k, turn_id in enumerate(turns)}
     return vectors, [float(v @ whole[row[turn.id]])
-                     for v, (turn, _, _) in zip(vectors, candidates, strict=True)]
+                     for v, (turn, _, _) in zip(unit, candidates, strict=True)]
 
 
 def _rewrite(clause: Clause, speaker: Speaker, past: bool = False) -> str:
