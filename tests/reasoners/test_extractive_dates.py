@@ -153,7 +153,8 @@ def test_on_a_weekday_is_read_as_this_weekday() -> None:
         "We hiked on the morning of Saturday 6 May 2023")
     # a habit, or a weekday with its date already, is left alone
     for text in ("I swim on Tuesdays", "We met on Tuesday 9 May 2023", "on Friday, June 5",
-                 "We met on Tuesday, 9 May"):
+                 "We met on Tuesday, 9 May", "We do karaoke on Monday nights",
+                 "I swim on Monday and Wednesday", "The shop is open on Monday to Friday"):
         assert resolve_dates(text, thursday).text == text
     # what resolution writes reads back as one written time, and is not resolved again
     written = resolve_dates("We hiked on Saturday night", thursday).text

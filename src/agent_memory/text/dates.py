@@ -83,7 +83,7 @@ _PATTERN = re.compile(
     rf"|(?<!\bthe\s)(?P<rel>(?P<rel_mod>last|this|next)\s+"
     rf"(?P<rel_unit>weekend|week|month|year|{_WEEKDAY}|{_PART}))"
     rf"|(?P<wd>on\s+(?P<wd_name>{_WEEKDAY})(?:\s+(?P<wd_part>{_PART}))?"
-    rf"(?!s\b|,?\s*(?:\d|{_MONTH_NAME})))"
+    rf"(?!s\b|,?\s*(?:\d|{_MONTH_NAME})|\s+{_PART}s\b|\s*(?:-|/|&|and\b|or\b|through\b|to\b)))"
     rf"|(?P<day>(?P<day_word>yesterday|today|tonight|tomorrow)(?:\s+(?P<day_part>{_PART}))?)"
     r"|(?P<other>the\s+other\s+day)"
     rf"|(?P<md>(?P<md_month>{_MONTH_NAME})\.?\s+(?P<md_day>\d{{1,2}})(?:st|nd|rd|th)?\b"
