@@ -21,6 +21,8 @@ Expressions and their rewrites (reference: Monday 8 May 2023)::
     last Fri, last Tues                   on Friday 5 May 2023, on Tuesday 2 May 2023 (capitalised)
     on Friday, on Saturday night          as "this Friday": past tense on Friday 5 May 2023,
                                           otherwise on Friday 12 May 2023; on the night of ...
+                                          (a habit or a range stays: "on Fridays", "on Monday
+                                          nights", "on Monday to Friday")
     3 days ago, a couple of days ago      on 5 May 2023, on 6 May 2023
     a week ago, two weeks ago             the week before 8 May 2023, two weeks before 8 May 2023
     a month ago, 3 months ago, a year ago in April 2023, in February 2023, in 2022
