@@ -156,6 +156,16 @@ def test_on_a_weekday_is_read_as_this_weekday() -> None:
                  "We met on Tuesday, 9 May", "We do karaoke on Monday nights",
                  "I swim on Monday and Wednesday", "The shop is open on Monday to Friday"):
         assert resolve_dates(text, thursday).text == text
+    # the sentence's own tense; a past form after "be" or "get" is an adjective
+    assert resolve_dates("I met her on Sunday. I'll meet him on Tuesday", thursday).text == (
+        "I met her on Sunday 7 May 2023. I'll meet him on Tuesday 16 May 2023")
+    assert resolve_dates("I'm getting married on Saturday!", thursday).date == date(2023, 5, 13)
+    # the speaker's "on" stays: "drop by on Friday" is no deadline
+    assert resolve_dates("Drop by on Friday", thursday).text == "Drop by on Friday 12 May 2023"
+    for text in ("I usually swim on Wednesday", "We went out on Saturday night or Sunday",
+                 "I worked on Monday night's show", "I swim on Monday, Wednesday and Friday",
+                 "We close on Monday\u2013Friday", "on Friday the 13th"):
+        assert resolve_dates(text, thursday).text == text, text
     # what resolution writes reads back as one written time, and is not resolved again
     written = resolve_dates("We hiked on Saturday night", thursday).text
     assert resolve_dates(written, thursday).text == written

@@ -19,10 +19,11 @@ Expressions and their rewrites (reference: Monday 8 May 2023)::
     in / since / until ... March          in March 2023 (past tense, "since") / in March 2024
     last / this / next Friday             on Friday 5 May 2023 / (tense-dependent) / on Friday 12 May 2023
     last Fri, last Tues                   on Friday 5 May 2023, on Tuesday 2 May 2023 (capitalised)
-    on Friday, on Saturday night          as "this Friday": past tense on Friday 5 May 2023,
-                                          otherwise on Friday 12 May 2023; on the night of ...
-                                          (a habit or a range stays: "on Fridays", "on Monday
-                                          nights", "on Monday to Friday")
+    on Friday, on Saturday night          as "this Friday", by the tense of its own sentence:
+                                          past on Friday 5 May 2023, otherwise on Friday 12 May
+                                          2023; on the night of ...; the "on" is kept (a habit
+                                          or a range stays: "on Fridays", "usually on Friday",
+                                          "on Monday nights", "on Monday to Friday")
     3 days ago, a couple of days ago      on 5 May 2023, on 6 May 2023
     a week ago, two weeks ago             the week before 8 May 2023, two weeks before 8 May 2023
     a month ago, 3 months ago, a year ago in April 2023, in February 2023, in 2022
@@ -84,8 +85,11 @@ _PATTERN = re.compile(
     r"(?!\.?\s*\d|,?\s+(?:of\s+)?(?:19|20)\d\d))"
     rf"|(?<!\bthe\s)(?P<rel>(?P<rel_mod>last|this|next)\s+"
     rf"(?P<rel_unit>weekend|week|month|year|{_WEEKDAY}|{_PART}))"
-    rf"|(?P<wd>on\s+(?P<wd_name>{_WEEKDAY})(?:\s+(?P<wd_part>{_PART}))?"
-    rf"(?!s\b|,?\s*(?:\d|{_MONTH_NAME})|\s+{_PART}s\b|\s*(?:-|/|&|and\b|or\b|through\b|to\b)))"
+    rf"|(?P<wd>on\s+(?P<wd_name>{_WEEKDAY})(?:\s+(?P<wd_part>{_PART}))?+"
+    rf"(?!s\b|'s\b|,?\s*(?:\d|{_MONTH_NAME})|\s+{_PART}s\b|,?\s+the\s+\d"
+    rf"|\s+(?:(?:last|next|this)\s+)?week\b"
+    rf"|\.?\s*(?:[-\u2013\u2014/&+,]|and\b|or\b|to\b|through\b|thru\b|till\b|until\b)"
+    rf"\s*(?:and\s+|or\s+)?{_WEEKDAY}))"
     rf"|(?P<day>(?P<day_word>yesterday|today|tonight|tomorrow)(?:\s+(?P<day_part>{_PART}))?)"
     r"|(?P<other>the\s+other\s+day)"
     rf"|(?P<md>(?P<md_month>{_MONTH_NAME})\.?\s+(?P<md_day>\d{{1,2}})(?:st|nd|rd|th)?\b"
@@ -116,6 +120,16 @@ _PREPOSITIONS = frozenset((
     "over", "at", "around", "about", "starting"))
 _PREV_WORD = re.compile(r"(\w+)\s*$")
 _SUBJECT_OF = re.compile(r"\s+(?:was|is|has been|had been|will be)\b", re.IGNORECASE)
+_HABIT = re.compile(r"\b(?:every|usually|always|never|often|normally|typically|used to)\b",
+                    re.IGNORECASE)
+"""Words of a habit: "I usually swim on Wednesday" names no one Wednesday."""
+_FUTURE = re.compile(r"\b(?:will|won't|shall|gonna|going to|tomorrow|next)\b|'ll\b",
+                     re.IGNORECASE)
+"""Words of the future: they win over a past form for a bare weekday ("I'm so excited, I'll
+see her on Friday")."""
+_ADJECTIVAL = re.compile(r"(?:\b(?:am|is|are|be|being|get|gets|getting|so|very|really|too)"
+                         r"|'m|'re|'s)\s+$", re.IGNORECASE)
+"""What makes a following past form an adjective ("I'm excited", "getting married")."""
 _PAST_TENSE = re.compile(
     r"\b(?:was|were|went|had|did|got|made|took|saw|came|felt|found|told|said|flew|met|left|"
     r"bought|began|became|gave|ran|won|lost|sold|spent|drove|grew|paid|kept|"
@@ -325,9 +339,25 @@ def _weekday_day(index: int, ref: date, step: int, past: bool) -> date:
     return ref + timedelta(days=delta)
 
 
-def _weekday(name: str, part: str | None, ref: date, past: bool) -> tuple[str, date, str]:
-    """Rewrite "on <weekday> [<part of day>]" as "this <weekday>" is: the latest such day in
-    a past-tense text, else the next one (the reference day itself in both)."""
+def _sentence_of(match: re.Match[str]) -> str:
+    """The sentence of the text ``match`` is in (up to the nearest . ! ? or line break)."""
+    text = match.string
+    start = max(text.rfind(mark, 0, match.start()) for mark in ".!?\n") + 1
+    ends = [i for i in (text.find(mark, match.end()) for mark in ".!?\n") if i >= 0]
+    return text[start:min(ends, default=len(text))]
+
+
+def _weekday(name: str, part: str | None, ref: date,
+             sentence: str) -> tuple[str, date, str] | None:
+    """Rewrite "on <weekday> [<part of day>]" as "this <weekday>" is: the latest such day
+    when its ``sentence`` is in the past tense, else the next one (the reference day itself in
+    both); ``None`` in a sentence of a habit ("I usually swim on Wednesday"). The tense is the
+    sentence's own: a word of the future wins ("I'll see her on Friday"), and a past form
+    after "be" or "get" is an adjective ("I'm getting married on Saturday")."""
+    if _HABIT.search(sentence):
+        return None
+    past = not _FUTURE.search(sentence) and any(
+        not _ADJECTIVAL.search(sentence, 0, m.start()) for m in _PAST_TENSE.finditer(sentence))
     target = _weekday_day(_WEEKDAY_INDEX[name.lower()], ref, 0, past)
     if part:
         return f"on the {part.lower()} of {format_weekday(target)}", target, "day"
@@ -354,7 +384,7 @@ def _rewrite(match: re.Match[str], ref: date, past: bool) -> tuple[str, date | N
     if g("mon"):
         return _month(g("mon_pre"), g("mon_name"), ref, past)
     if g("wd"):
-        return _weekday(g("wd_name"), g("wd_part"), ref, past)
+        return _weekday(g("wd_name"), g("wd_part"), ref, _sentence_of(match))
     if g("day"):
         return _day_word(g("day_word"), g("day_part"), ref)
     if g("other"):
@@ -397,8 +427,9 @@ def resolve_dates(text: str, reference: datetime | date) -> ResolvedText:
             continue
         replacement, day, precision = result
         before = text[cursor:match.start()]
-        if replacement != match.group(0):
-            replacement = _fit(replacement, text, match.start(), match.end())
+        if replacement != match.group(0):  # the speaker's own "on <weekday>" stays whole
+            replacement = _fit(replacement, text, match.start(), match.end(),
+                               keep=match.group("wd") is not None)
         pieces.append(before)
         pieces.append(replacement)
         cursor = match.end()
@@ -410,15 +441,16 @@ def resolve_dates(text: str, reference: datetime | date) -> ResolvedText:
     return ResolvedText("".join(pieces), first, tuple(mentions))
 
 
-def _fit(replacement: str, text: str, start: int, end: int) -> str:
+def _fit(replacement: str, text: str, start: int, end: int, keep: bool = False) -> str:
     """Drop a leading on/in after a preposition ("since 2022"; after "over" or "at", which
     may be particles, only before "the": "over the weekend of ...", "come over on 5 May") and
-    before a verb it is the subject of ("Yesterday was fun" -> "7 May 2023 was fun");
-    capitalise at the start of a sentence."""
+    before a verb it is the subject of ("Yesterday was fun" -> "7 May 2023 was fun"), unless
+    ``keep``: the "on" was the speaker's own ("drop by on Friday" is no deadline); capitalise
+    at the start of a sentence."""
     found = _PREV_WORD.search(text, max(0, start - 24), start)
     previous = found.group(1).lower() if found else ""
     head, _, rest = replacement.partition(" ")
-    if head in ("on", "in") and rest and (
+    if not keep and head in ("on", "in") and rest and (
             previous in _PREPOSITIONS and (previous not in ("over", "at") or rest[:4] == "the ")
             or _SUBJECT_OF.match(text, end)):
         replacement = rest
