@@ -85,7 +85,7 @@ _PATTERN = re.compile(
     r"(?!\.?\s*\d|,?\s+(?:of\s+)?(?:19|20)\d\d))"
     rf"|(?<!\bthe\s)(?P<rel>(?P<rel_mod>last|this|next)\s+"
     rf"(?P<rel_unit>weekend|week|month|year|{_WEEKDAY}|{_PART}))"
-    rf"|(?P<wd>on\s+(?P<wd_name>{_WEEKDAY})(?:\s+(?P<wd_part>{_PART}))?+"
+    rf"|(?<=\bon\s)(?P<wd>(?P<wd_name>{_WEEKDAY})(?:\s+(?P<wd_part>{_PART}))?+"
     rf"(?!s\b|'s\b|,?\s*(?:\d|{_MONTH_NAME})|\s+{_PART}s\b|,?\s+the\s+\d"
     rf"|\s+(?:(?:last|next|this)\s+)?week\b"
     rf"|\.?\s*(?:[-\u2013\u2014/&+,]|and\b|or\b|to\b|through\b|thru\b|till\b|until\b)"
@@ -349,9 +349,10 @@ def _sentence_of(match: re.Match[str]) -> str:
 
 def _weekday(name: str, part: str | None, ref: date,
              sentence: str) -> tuple[str, date, str] | None:
-    """Rewrite "on <weekday> [<part of day>]" as "this <weekday>" is: the latest such day
-    when its ``sentence`` is in the past tense, else the next one (the reference day itself in
-    both); ``None`` in a sentence of a habit ("I usually swim on Wednesday"). The tense is the
+    """Rewrite the weekday of "on <weekday> [<part of day>]" as "this <weekday>" is (the
+    speaker's "on" stays outside the match, so "drop by on Friday" keeps it): the latest such
+    day when its ``sentence`` is in the past tense, else the next one (the reference day itself
+    in both); ``None`` in a sentence of a habit ("I usually swim on Wednesday"). The tense is the
     sentence's own: a word of the future wins ("I'll see her on Friday"), and a past form
     after "be" or "get" is an adjective ("I'm getting married on Saturday")."""
     if _HABIT.search(sentence):
@@ -360,8 +361,8 @@ def _weekday(name: str, part: str | None, ref: date,
         not _ADJECTIVAL.search(sentence, 0, m.start()) for m in _PAST_TENSE.finditer(sentence))
     target = _weekday_day(_WEEKDAY_INDEX[name.lower()], ref, 0, past)
     if part:
-        return f"on the {part.lower()} of {format_weekday(target)}", target, "day"
-    return f"on {format_weekday(target)}", target, "day"
+        return f"the {part.lower()} of {format_weekday(target)}", target, "day"
+    return format_weekday(target), target, "day"
 
 
 def _explicit(month: str, day: str, year: str | None, ref: date) -> date | None:
@@ -427,9 +428,8 @@ def resolve_dates(text: str, reference: datetime | date) -> ResolvedText:
             continue
         replacement, day, precision = result
         before = text[cursor:match.start()]
-        if replacement != match.group(0):  # the speaker's own "on <weekday>" stays whole
-            replacement = _fit(replacement, text, match.start(), match.end(),
-                               keep=match.group("wd") is not None)
+        if replacement != match.group(0):
+            replacement = _fit(replacement, text, match.start(), match.end())
         pieces.append(before)
         pieces.append(replacement)
         cursor = match.end()
@@ -441,16 +441,15 @@ def resolve_dates(text: str, reference: datetime | date) -> ResolvedText:
     return ResolvedText("".join(pieces), first, tuple(mentions))
 
 
-def _fit(replacement: str, text: str, start: int, end: int, keep: bool = False) -> str:
+def _fit(replacement: str, text: str, start: int, end: int) -> str:
     """Drop a leading on/in after a preposition ("since 2022"; after "over" or "at", which
     may be particles, only before "the": "over the weekend of ...", "come over on 5 May") and
-    before a verb it is the subject of ("Yesterday was fun" -> "7 May 2023 was fun"), unless
-    ``keep``: the "on" was the speaker's own ("drop by on Friday" is no deadline); capitalise
-    at the start of a sentence."""
+    before a verb it is the subject of ("Yesterday was fun" -> "7 May 2023 was fun");
+    capitalise at the start of a sentence."""
     found = _PREV_WORD.search(text, max(0, start - 24), start)
     previous = found.group(1).lower() if found else ""
     head, _, rest = replacement.partition(" ")
-    if not keep and head in ("on", "in") and rest and (
+    if head in ("on", "in") and rest and (
             previous in _PREPOSITIONS and (previous not in ("over", "at") or rest[:4] == "the ")
             or _SUBJECT_OF.match(text, end)):
         replacement = rest
