@@ -410,6 +410,30 @@ def test_a_rewritten_we_or_i_agrees_with_its_verb_from_the_parse() -> None:
                            ) == "Priya heard she agreed to it."
 
 
+def test_a_later_i_is_singular_they_when_nothing_plural_comes_between() -> None:
+    """With no pronouns known, a later "I" or "me" of the speaker after the speaker as subject
+    is singular "they"/"them" ("was" agreeing as "were"), not the name again; the name stays
+    where "they" could be read as a plural noun between ("people who are as passionate as
+    Joanna is"), after a possessive ("Caroline's aunt gave Caroline"), and without the parse's
+    tags."""
+    assert texts(turn("I remember when I did my first play, I was so nervous I forgot my "
+                      "lines.", speaker="Joanna")) == [
+        ("Joanna remembers when they did their first play, they were so nervous they forgot "
+         "their lines.")]
+    assert texts(turn("I'm excited to see where pottery takes me.", speaker="Melanie")) == [
+        "Melanie is excited to see where pottery takes them."]
+    assert texts(turn("I'm meeting so many cool people who are as passionate as I am about "
+                      "rights.", speaker="Joanna")) == [
+        ("Joanna is meeting so many cool people who are as passionate as Joanna is about "
+         "rights.")]
+    assert texts(turn("My aunt gave me this book last year.")) == [
+        "Caroline's aunt gave Caroline this book in 2022."]
+    assert to_third_person("I was glad I could go.", "Joanna") == "Joanna was glad Joanna could go."
+    assert to_third_person("I was glad I could go.", "Joanna",
+                           {"i": "PRP", "was": "VBD", "glad": "JJ", "could": "MD", "go": "VB"}
+                           ) == "Joanna was glad they could go."
+
+
 def test_agreement_skips_adverbs_and_quantifiers_the_parse_tags() -> None:
     """A word the parse tags as an adverb or a quantifier is not the verb: "I maybe start"
     becomes "maybe starts", never "maybes start"."""
@@ -480,7 +504,7 @@ def test_facts_from_turns_read_as_written_notes():
     turns = [turn(text, speaker, turn_id=f"t{i}") for i, (speaker, text) in enumerate(texts)]
     facts = [f.text for f in extract_facts(turns).facts]
     assert facts == [
-        "Last season, John had a major challenge when John hurt their ankle.",
+        "Last season, John had a major challenge when they hurt their ankle.",
         "John is volunteering as a mentor for a local school.",
         "John is hoping their screenplay gets noticed.",
         "John ran a charity race on Saturday 6 May 2023.",

@@ -7,10 +7,14 @@ of the sentence is kept verbatim):
 
 - The first reference to the speaker names them (I/me -> "Priya", my/mine -> "Priya's"); later
   references use their pronouns when known (:class:`Speaker`, from the turn's
-  ``metadata["pronouns"]``, e.g. "she/her"), else the name again for a subject or object and
-  singular "their"/"themself" for a possessive or reflexive. A sentence that names the
-  speaker already counts as the first reference ("Priya thinks I need" -> "Priya thinks she
-  needs", as a model half-rewrites a fact).
+  ``metadata["pronouns"]``, e.g. "she/her"), else singular "they"/"them"/"their"/"themself"
+  ("Joanna remembers when they did their first play, they were so nervous ..."; "I was"
+  agrees as "they were"). "they"/"them" needs the speaker's previous mention to be a subject
+  and no plural noun or pronoun between (the parse's tags decide); otherwise, and without
+  tags, the name is repeated ("cool people who are as passionate as Joanna is", "Caroline's
+  aunt gave Caroline"). A sentence that names the speaker already counts as the first
+  reference ("Priya thinks I need" -> "Priya thinks she needs", as a model half-rewrites a
+  fact).
 - Verb agreement after a rewritten "I" ("I am" -> "is", "I love" -> "loves", "I was" stays),
   except in a compound subject ("my husband and I want" keeps "want"). With the sentence's
   part-of-speech tags (``tags``, from the parse) a present-tense verb (``VBP``/``VB``) takes
@@ -106,7 +110,7 @@ class Speaker:
     Attributes:
         name: as written in the output ("Priya", "The user"; "the user" inside a sentence).
         pronoun: ``"she"`` or ``"he"`` when known (:func:`parse_pronouns`), else ``None``
-            (the name is repeated and singular "their" is used).
+            (singular "they", or the name again where "they" would be unclear).
         household: the partner or family the speaker means by "we" ("husband"), when known.
     """
 
@@ -229,6 +233,37 @@ def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = Non
         tokens[j] = _s_form(low)
 
 
+_PLURAL_BE = {"am": "are", "was": "were"}
+"""A verb after "I" that changes for a plural subject ("I was" -> "they were")."""
+_PLURAL_WORDS = word_set("they them people others everyone folks")
+_BE = word_set("be am is are was were been being 's 'm 're")
+
+
+def _agree_plural(tokens: list[str], subject: int) -> None:
+    """Put the verb after a rewritten "I" (now singular "they") in agreement: "am" -> "are",
+    "was" -> "were"; every other form after "I" already fits "they"."""
+    j = _next_word(tokens, subject)
+    while j is not None and (tokens[j].lower() in _ADVERBS or tokens[j].lower() in _FLOATING):
+        j = _next_word(tokens, j)
+    if j is not None and tokens[j].lower() in _PLURAL_BE:
+        tokens[j] = _PLURAL_BE[tokens[j].lower()]
+
+
+def _clear_they(tokens: list[str], since: int, until: int,
+                tags: Mapping[str, str] | None, ours: set[int]) -> bool:
+    """Whether singular "they" for the speaker at ``until`` reads unambiguously: the words
+    since the speaker's last mention (``since``; ``ours``: indices this rewrite wrote, the
+    speaker's own "their" among them) hold no plural noun or plural pronoun that
+    "they"/"them" could be taken for ("meeting cool people who are as passionate as they
+    are"), judged by the parse's tags (``None``: never clear, the name is repeated). The
+    mention before is the speaker as a subject: after "Caroline's aunt gave", "them" would read
+    as other people."""
+    if tags is None:
+        return False
+    return not any(tags.get(t.lower()) in ("NNS", "NNPS") or t.lower() in _PLURAL_WORDS
+                   for k, t in enumerate(tokens[since + 1:until], since + 1) if k not in ours)
+
+
 def _group(speaker: Speaker, sentence: str, name: str) -> str:
     """Who "we" is: the speaker and their household when known, else the speaker alone
     (never an unnamed "and others")."""
@@ -263,6 +298,8 @@ def to_third_person(sentence: str, speaker: Speaker | str,
     mentioned = False
     subject_first = False  # the sentence opens with the speaker as subject
     group_named = False
+    last = -1  # the token of the speaker's latest mention as a subject (-1: none yet)
+    ours: set[int] = set()  # tokens written here
     for i, token in enumerate(tokens):
         low = token.lower()
         if low not in SELF_WORDS and low not in ("myself", "ourselves"):
@@ -298,15 +335,20 @@ def to_third_person(sentence: str, speaker: Speaker | str,
                     _agree(tokens, i, tags)
                 continue
             compound = before == "and" and not at_start
-            word = (forms[0] if forms else lower_name) if mentioned else person
-            if compound:  # "my husband and I want": a plural subject
-                group_named = True
+            they = mentioned and not forms and not compound and last >= 0 and _clear_they(
+                tokens, last, i, tags, ours)
+            word = "they" if they else (forms[0] if forms else lower_name) if mentioned else person
+            if compound or they:  # "my husband and I want": a plural subject
+                group_named = group_named or compound
                 tail = {"is": "are", "has": "have"}.get(tail, tail)
             tokens[i] = f"{word} {tail}" if tail else word
+            ours.add(i)
             if at_start:
                 subject_first = True
-            mentioned = True
-            if low == "i" and not compound and before not in _INVERTING:
+            mentioned, last = True, -1 if compound else i
+            if low == "i" and they:
+                _agree_plural(tokens, i)  # "... when I was 10" -> "when they were 10"
+            elif low == "i" and not compound and before not in _INVERTING:
                 _agree(tokens, i, tags)  # "can I say": the verb before the subject agrees
             continue
         pair = _self_after(tokens, i) if low == "my" and not mentioned else None
@@ -321,7 +363,11 @@ def to_third_person(sentence: str, speaker: Speaker | str,
             continue
         if low in ("me", "my", "mine"):  # named first, then a pronoun (or "their")
             k = ("me", "my", "mine").index(low)
-            later = forms[k + 1] if forms else (lower_name, "their", "theirs")[k]
+            after = _next_word(tokens, i, -1)
+            them = "them" if last >= 0 and _clear_they(tokens, last, i, tags, ours) and not (
+                after is not None and tokens[after].lower() in _BE) else lower_name
+            ours.add(i)  # "can be me": the name ("can be Caroline"), never "be them"
+            later = forms[k + 1] if forms else (them, "their", "theirs")[k]
             first = person if low == "me" else f"{person}'s"
             tokens[i] = (cap(later) if low == "my" else later) if mentioned else first
             mentioned = True
