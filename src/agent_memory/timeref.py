@@ -109,3 +109,44 @@ def asked_moment(question: str, now: datetime) -> datetime | None:
         return None
     moment = found[0][2] - timedelta(microseconds=1)
     return moment if moment < now else None
+
+
+_FORWARD = re.compile(
+    r"\b(?:is|are|am|will|wants?|plans?|planning|hopes?|hoping|intends?|aims?|aiming|"
+    r"expects?|expecting|going to|thinking (?:about|of)|getting ready|looking forward|"
+    r"can't wait|would like)\b|'(?:re|ll)\b", re.IGNORECASE)
+"""A statement of the present or the future: an arrangement, a plan, a wish."""
+_BACKWARD = re.compile(
+    r"\b(?:was|were|had|did|used to|went|took|got|made|came|saw|began|bought|ran|met|left|found|"
+    r"told|gave|won|lost|sold|spent|remembers?|remember|forgets?|forget|misses|miss)\b"
+    r"|\b[a-z]{3,}ed\b", re.IGNORECASE)
+"""A statement of the past (a past form: "was", "went", "started"), or a memory of it ("will
+always remember the trip in 2022"): it stays true once its time is over. An adjective in
+-ed ("is excited about the fair in March") reads as past too: such a plan is kept."""
+_ONSET = re.compile(r"\b(?:since|from|starting|until|till|by)\s+(?:the\s+)?$", re.IGNORECASE)
+"""A period that opens, closes or bounds a state ("from May 2025", "since 2019")."""
+
+
+def plan_passed(text: str, said: datetime, now: datetime) -> bool:
+    """Whether ``text`` states in the present or future something placed in a period that
+    was over by ``now``: "Caroline is going to a conference in July 2023", "Tim is hoping to
+    attend a book fair in September 2023", read in October 2023. Such a statement no longer
+    says what holds; a profile leaves it out (it stays a fact).
+
+    Not passed: a statement in the past ("was born in January 2025", "moved in May 2025"), a
+    period that opens, closes or bounds a state ("wants to save 6% from May 2025", "has lived
+    there since 2019"), a period not yet over, and a text naming no period.
+
+    Args:
+        text: a fact's text.
+        said: when it was said (anchors relative expressions; aware).
+        now: the moment the statement is read at (aware), e.g. the latest conversation time.
+    """
+    found = _periods(text, as_utc(said))
+    if not found:
+        return False
+    offset, _, end = found[0]
+    before = text[:offset]
+    if _ONSET.search(before) or _BACKWARD.search(before) or not _FORWARD.search(before):
+        return False
+    return end <= as_utc(now)

@@ -112,6 +112,21 @@ async def test_current_facts_only_and_conversation_time(memory) -> None:
     assert profile.covers_until >= later
 
 
+async def test_a_plan_whose_time_is_over_leaves_the_profile(memory) -> None:
+    """Read at the person's latest conversation time, a plan placed in a period already over
+    ("going to a pottery fair in March 2024", said in February, read in May) is no current
+    goal: the profile leaves it out and the fact stays; a plan still ahead stays in."""
+    await _say(memory, "t1", T0, ["I'm going to a pottery fair in March 2024.",
+                                  "I'm planning a trip to Lisbon in September 2024."])
+    await _say(memory, "t2", T0 + timedelta(days=100), ["I adopted a cat named Miso."])
+    await memory.generate_user_summary("ana")
+    profile = await memory.get_profile("ana")
+    facts = [f.content for f in await memory.get_memories("ana", kinds=["fact"])]
+    assert any("pottery fair" in f for f in facts)
+    assert "pottery fair" not in profile.content
+    assert "Lisbon" in profile.content and "Miso" in profile.content
+
+
 async def test_assistant_turns_never_reach_a_profile(memory) -> None:
     await _say(memory, "t1", T0, ["I prefer tea to coffee."])
     turns = await memory.get_thread("ana", "t1")

@@ -11,7 +11,7 @@ import pytest
 from agent_memory.errors import InvalidTimeError
 from agent_memory.models import Fact, SupersedeReason
 from agent_memory.pipeline.facts import valid_from
-from agent_memory.timeref import asked_moment, stated_start
+from agent_memory.timeref import asked_moment, plan_passed, stated_start
 
 JAN_2024 = datetime(2024, 1, 10, tzinfo=UTC)
 JUNE_2024 = datetime(2024, 6, 15, tzinfo=UTC)
@@ -176,6 +176,22 @@ def test_a_fact_text_states_when_it_started() -> None:
     assert stated_start("Kai moved to Portland in May 2025.", said) == MAY_2025
     assert stated_start("Kai started a new job last month.", said) == MAY_2025
     assert stated_start("Kai works as a pharmacist.", said) is None
+
+
+@pytest.mark.parametrize(("text", "passed"), [
+    ("Caroline is going to a conference in July 2023.", True),
+    ("Tim is hoping to attend a book fair in September 2023.", True),
+    ("Melanie and family are thinking about going camping in June 2023.", True),
+    ("Caroline is going to a conference in November 2023.", False),  # not over yet
+    ("Caroline went to a conference in July 2023.", False),  # the past stays true
+    ("Anika was born in January 2023.", False),
+    ("Priya wants to save 6% of her pay from May 2023.", False),  # a state from then on
+    ("Kai has lived in Boston since 2019.", False),
+    ("Kai wants to visit Japan.", False),  # no period named
+])
+def test_a_plan_whose_period_is_over_no_longer_holds(text: str, passed: bool) -> None:
+    said, now = datetime(2023, 6, 10, tzinfo=UTC), datetime(2023, 10, 20, tzinfo=UTC)
+    assert plan_passed(text, said, now) is passed
 
 
 async def test_extraction_dates_a_fact_from_its_text(memory) -> None:

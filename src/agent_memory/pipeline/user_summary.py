@@ -14,14 +14,19 @@ their ids and versions in ``metadata["facts_digest"]``):
    most facts from ``user``-role turns are about; the other human speakers get profiles of
    their own; facts about anyone else (a pet) and facts drawn only from the assistant's
    turns (its suggestions) go in no profile.
-2. The reasoner places each fact in a field of the profile schema
+2. A fact that states in the present or future something placed in a period over by the
+   person's latest conversation time ("is going to a conference in July 2023", read in
+   October) no longer says what holds and is left out (:func:`agent_memory.timeref.
+   plan_passed`); it stays a fact, and a past statement ("went to a conference in July
+   2023") stays in.
+3. The reasoner places each fact in a field of the profile schema
    (``Settings.profile_schema``, :mod:`agent_memory.profile_schema`), or in none
    (:meth:`Reasoner.assign_profile_fields`).
-3. Of two near-duplicate facts in one field the newer stays; the statements are rendered
+4. Of two near-duplicate facts in one field the newer stays; the statements are rendered
    within ``Settings.profile_max_tokens``, breadth first over the fields
    (:func:`~agent_memory.profile_schema.render_profile`). The profile's text is its facts'
    own sentences, so it needs no grounding check of its own.
-4. ``covers_from`` / ``covers_until`` are the conversation times of the shown facts' evidence
+5. ``covers_from`` / ``covers_until`` are the conversation times of the shown facts' evidence
    turns.
 """
 
@@ -53,6 +58,7 @@ from ..profile_schema import (
 )
 from ..stores.base import RecordQuery
 from ..stores.conditional import retry_on_conflict
+from ..timeref import plan_passed
 from .context import Components, StepResult
 
 
@@ -155,10 +161,13 @@ async def _write_profile(c: Components, user_id: str, person: str | None, user: 
     pid = profile_id(user_id, person)
     found = await c.store.get(user_id, [pid])
     previous = found[0] if found and isinstance(found[0], UserProfile) else None
-    placed = await c.reasoner.assign_profile_fields(subject, [f.content for f in facts], fields)
+    latest = max(t for f in facts for t in _when(f, turns))
+    holding = [f for f in facts if not plan_passed(f.content, min(_when(f, turns)), latest)]
+    placed = await c.reasoner.assign_profile_fields(
+        subject, [f.content for f in holding], fields) if holding else []
     statements = [Statement(field=a.field, text=f.content, fact_id=f.id,
                             order=min(_when(f, turns)).timestamp(), score=a.score)
-                  for f, a in zip(facts, placed, strict=True) if a.field]
+                  for f, a in zip(holding, placed, strict=True) if a.field]
     text, shown = render_profile(newest_distinct(statements), fields,
                                  c.settings.profile_max_tokens)
     if not text.strip():
