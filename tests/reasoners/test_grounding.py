@@ -17,7 +17,13 @@ from agent_memory.models import Fact, RecordKind, Turn
 from agent_memory.reasoners import OpenAIReasoner, ScriptedChatModel
 from agent_memory.reasoners.base import FactDraft
 from agent_memory.reasoners.extractive.facts import turn_speakers
-from agent_memory.reasoners.openai_facts import absolute_dates, atomic, third_person
+from agent_memory.reasoners.openai_facts import (
+    absolute_dates,
+    as_notes,
+    atomic,
+    names_a_speaker,
+    third_person,
+)
 from agent_memory.stores.base import RecordQuery
 
 # (session, speaker index 0/1, turn text, the fact a weak model writes from it)
@@ -181,9 +187,10 @@ async def test_poisoned_llm_facts_are_refused_and_legitimate_ones_stored(
     by_id = {t.id: t for n in SESSIONS for t in sessions[n]}
     speakers = {n: turn_speakers(sessions[n]) for n in SESSIONS}
     legit = {part.text for n in SESSIONS for text, cite in observations[n] if cite in by_id
-             for part in atomic(third_person(
-                 absolute_dates(FactDraft(text=text, evidence=[cite]), by_id[cite]),
-                 by_id[cite], speakers[n][cite]))}
+             for note in as_notes([absolute_dates(FactDraft(text=text, evidence=[cite]),
+                                                  by_id[cite])], sessions[n])
+             for part in atomic(third_person(note, by_id[cite], speakers[n][cite]))
+             if names_a_speaker(part, sessions[n])}
     kept = {f.content for f in stored} & legit
     # 3 proposals per poisoning turn, each refused and counted; some reference observations
     # lean on context their cited turn lacks and are refused too

@@ -121,7 +121,7 @@ async def test_long_thread_summary_is_folded_in_requests_that_fit(long_thread):
 async def test_long_thread_facts_come_from_every_request(long_thread):
     def answer(body):
         first = _ids(body)[0]
-        return {"facts": [{"text": f"Fact from {first}.", "subject": "Caroline",
+        return {"facts": [{"text": f"Caroline said a fact in {first}.", "subject": "Caroline",
                            "category": "event", "confidence": 0.9, "importance": 5,
                            "evidence": _ids(body), "occurred_at": None}]}
 
@@ -133,7 +133,7 @@ async def test_long_thread_facts_come_from_every_request(long_thread):
 
     for body in chat.requests:
         assert message_tokens(body["messages"]) + 3000 // 4 <= 3000
-    # the vague "Fact from ..." drops the numbers some turns state: those turns are asked
+    # the vague "Caroline said a fact in ..." drops the numbers some turns state: those turns are asked
     # again narrower, after their request; the thread's requests cover it in order
     main = [b for b in chat.requests if "about its speaker" not in b["messages"][0]["content"]]
     assert len(main) >= 5

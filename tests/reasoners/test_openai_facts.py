@@ -14,7 +14,7 @@ from agent_memory.errors import MalformedOutputError
 from agent_memory.models import Turn
 from agent_memory.reasoners.base import FactDraft
 from agent_memory.reasoners.openai import OpenAIReasoner
-from agent_memory.reasoners.openai_facts import self_disclosures, uncovered
+from agent_memory.reasoners.openai_facts import self_disclosures, spoken_line, uncovered
 from agent_memory.reasoners.scripted import ScriptedChatModel
 
 T0 = datetime(2025, 4, 15, 17, 0, tzinfo=UTC)
@@ -189,6 +189,38 @@ async def test_role_labels_of_the_prompt_are_taken_out_and_facts_end_with_a_stop
     assert [f.text for f in facts] == ["Priya is 34.",
                                        "Priya wants to raise her pension contribution to 6%!"]
     assert facts[0].subject == "Priya"
+
+
+async def test_transcript_lines_a_model_copies_are_cut_down_to_notes_about_people():
+    """A small model may copy lines of the conversation as facts: a speaker label goes, and
+    the sentences that are no note (a question, words to the listener, thanks, a line ending
+    by addressing someone, a photo shared) drop; a fact that names no speaker drops too.
+    The notes left keep their place; a first-person line after its label is rewritten."""
+    turns = [Turn(id=f"c:{i}", user_id="ana", thread_id="c", role="user", seq=i,
+                  speaker=speaker, content=text, created_at=T0 + timedelta(minutes=i))
+             for i, (speaker, text) in enumerate([
+                 ("Ana", "I finally signed up for the evening pottery course at the library!"),
+                 ("Bruno", "Brilliant, Ana! How long does it run?"),
+                 ("Ana", "Thanks, Bruno! It meets on Tuesday evenings. Here's a photo."),
+                 ("Bruno", "You'll love it.")])]
+    chat = ScriptedChatModel([{"facts": [
+        _fact("Ana: I finally signed up for the evening pottery course at the library!", "c:0"),
+        _fact("Bruno: Brilliant, Ana! How long does it run?", "c:1"),
+        _fact("Ana: Thanks, Bruno! Ana's course meets on Tuesday evenings. Ana shared a photo "
+              "of the studio.", "c:2"),
+        _fact("You'll love it.", "c:3"),
+        _fact("Signing up for things is so exciting.", "c:0"),
+    ]}, {"facts": []}])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
+             .extract_facts(turns)).facts
+    assert [f.text for f in facts] == [
+        "Ana finally signed up for the evening pottery course at the library!",
+        "Ana's course meets on Tuesday evenings."]
+    names = ["ana", "bruno"]
+    assert spoken_line("That sounds lovely, Bru!", names)
+    assert spoken_line("Do you still paint?", names)
+    assert not spoken_line("Ana moved to Lisbon, Portugal.", names)
+    assert not spoken_line("Ana took up pottery in March.", names)
 
 
 async def test_a_fact_that_drops_the_turns_numbers_sends_that_turn_again_narrower():
