@@ -14,7 +14,12 @@ from agent_memory.errors import MalformedOutputError
 from agent_memory.models import Turn
 from agent_memory.reasoners.base import FactDraft
 from agent_memory.reasoners.openai import OpenAIReasoner
-from agent_memory.reasoners.openai_facts import self_disclosures, spoken_line, uncovered
+from agent_memory.reasoners.openai_facts import (
+    names_a_speaker,
+    self_disclosures,
+    spoken_line,
+    uncovered,
+)
 from agent_memory.reasoners.scripted import ScriptedChatModel
 
 T0 = datetime(2025, 4, 15, 17, 0, tzinfo=UTC)
@@ -216,6 +221,11 @@ async def test_transcript_lines_a_model_copies_are_cut_down_to_notes_about_peopl
     assert [f.text for f in facts] == [
         "Ana finally signed up for the evening pottery course at the library!",
         "Ana's course meets on Tuesday evenings."]
+    unnamed = [t.model_copy(update={"speaker": None}) for t in turns]
+    assert names_a_speaker(FactDraft(text="The user signed up for a course.", evidence=["c:0"]),
+                           unnamed)
+    assert not names_a_speaker(FactDraft(text="Excited for the course!", evidence=["c:0"]),
+                               turns)
     names = ["ana", "bruno"]
     assert spoken_line("That sounds lovely, Bru!", names)
     assert spoken_line("Do you still paint?", names)

@@ -385,11 +385,15 @@ def as_notes(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraf
 
 
 def names_a_speaker(fact: FactDraft, turns: Sequence[Turn]) -> bool:
-    """Whether ``fact`` names one of the conversation's speakers (a first name counts): a note
-    with no one named ("Taking care of themself is so important", "Excited for this new
-    chapter!") is about no one."""
-    names = {w for t in turns if t.speaker for w in (t.speaker, *t.speaker.split())}
-    return any(re.search(rf"\b{re.escape(n)}\b", fact.text) for n in names) if names else True
+    """Whether ``fact`` names one of the people whose turns (role ``user``) it may be about (a
+    first name counts): a note with no one named ("Taking care of themself is so important",
+    "Excited for this new chapter!") is about no one. Always true when a user turn has no
+    speaker name: an unnamed user's facts are written "The user ..." or with no name."""
+    users = [t for t in turns if t.role.value == "user"]
+    if not users or any(not t.speaker for t in users):
+        return True
+    names = {w for t in users for w in (t.speaker or "", *(t.speaker or "").split()) if w}
+    return any(re.search(rf"\b{re.escape(n)}\b", fact.text) for n in names)
 
 
 def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
