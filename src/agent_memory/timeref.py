@@ -129,8 +129,8 @@ _ONSET = re.compile(r"\b(?:since|from|starting|until|till|by)\s+(?:the\s+)?$", r
 
 def plan_passed(text: str, said: datetime, now: datetime) -> bool:
     """Whether ``text`` states in the present or future something placed in a period that
-    was over by ``now``: "Caroline is going to a conference in July 2023", "Tim is hoping to
-    attend a book fair in September 2023", read in October 2023. Such a statement no longer
+    was over by ``now``: "Rosa is going to a conference in July 2023", "Omar is hoping to see
+    a jazz festival in September 2023", read in October 2023. Such a statement no longer
     says what holds; a profile leaves it out (it stays a fact).
 
     Not passed: a statement in the past ("was born in January 2025", "moved in May 2025"), a

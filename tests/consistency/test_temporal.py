@@ -179,11 +179,11 @@ def test_a_fact_text_states_when_it_started() -> None:
 
 
 @pytest.mark.parametrize(("text", "passed"), [
-    ("Caroline is going to a conference in July 2023.", True),
-    ("Tim is hoping to attend a book fair in September 2023.", True),
-    ("Melanie and family are thinking about going camping in June 2023.", True),
-    ("Caroline is going to a conference in November 2023.", False),  # not over yet
-    ("Caroline went to a conference in July 2023.", False),  # the past stays true
+    ("Rosa is going to a conference in July 2023.", True),
+    ("Omar is hoping to see a jazz festival in September 2023.", True),
+    ("Lena and her family are thinking about a canoe trip in June 2023.", True),
+    ("Rosa is going to a conference in November 2023.", False),  # not over yet
+    ("Rosa went to a conference in July 2023.", False),  # the past stays true
     ("Anika was born in January 2023.", False),
     ("Priya wants to save 6% of her pay from May 2023.", False),  # a state from then on
     ("Kai has lived in Boston since 2019.", False),

@@ -413,19 +413,18 @@ def test_a_rewritten_we_or_i_agrees_with_its_verb_from_the_parse() -> None:
 def test_a_later_i_is_singular_they_when_nothing_plural_comes_between() -> None:
     """With no pronouns known, a later "I" or "me" of the speaker after the speaker as subject
     is singular "they"/"them" ("was" agreeing as "were"), not the name again; the name stays
-    where "they" could be read as a plural noun between ("people who are as passionate as
-    Joanna is"), after a possessive ("Caroline's aunt gave Caroline"), and without the parse's
+    where "they" could be read as a plural noun between ("neighbours who are as keen on
+    gardening as Joanna is"), after a possessive ("Caroline's aunt gave Caroline"), and without the parse's
     tags."""
-    assert texts(turn("I remember when I did my first play, I was so nervous I forgot my "
-                      "lines.", speaker="Joanna")) == [
-        ("Joanna remembers when they did their first play, they were so nervous they forgot "
-         "their lines.")]
-    assert texts(turn("I'm excited to see where pottery takes me.", speaker="Melanie")) == [
-        "Melanie is excited to see where pottery takes them."]
-    assert texts(turn("I'm meeting so many cool people who are as passionate as I am about "
-                      "rights.", speaker="Joanna")) == [
-        ("Joanna is meeting so many cool people who are as passionate as Joanna is about "
-         "rights.")]
+    assert texts(turn("I recall that when I gave my first talk, I was so anxious I skipped "
+                      "half my slides.", speaker="Joanna")) == [
+        ("Joanna recalls that when they gave their first talk, they were so anxious they "
+         "skipped half their slides.")]
+    assert texts(turn("I'm curious where the new job leads me.", speaker="Melanie")) == [
+        "Melanie is curious where the new job leads them."]
+    assert texts(turn("I keep meeting neighbours who are as keen on gardening as I am.",
+                      speaker="Joanna")) == [
+        "Joanna keeps meeting neighbours who are as keen on gardening as Joanna is."]
     assert texts(turn("My aunt gave me this book last year.")) == [
         "Caroline's aunt gave Caroline this book in 2022."]
     assert to_third_person("I was glad I could go.", "Joanna") == "Joanna was glad Joanna could go."

@@ -16,12 +16,12 @@
   model gave none.
 - **Form**: the role label the prompt shows after a speaker's name ("Priya (user) is 34") is
   taken out of a fact, and a fact ends with a full stop.
-- **Notes, not lines**: small models copy lines of the conversation as facts ("Melanie:
-  Thanks, Caroline! ...", "You're doing an awesome job!"). A speaker label opening a fact is
+- **Notes, not lines**: small models copy lines of the conversation as facts ("Dana:
+  Thanks, Omar! ...", "You're doing great with the garden!"). A speaker label opening a fact is
   taken off; the sentences that are lines rather than notes (a question, words to the
   listener, a greeting or thanks, a line ending by addressing a speaker, a photo shared) are
   dropped (:func:`as_notes`, :func:`spoken_line`); and after the rewrite and the split below,
-  a fact naming none of the conversation's speakers ("Excited for this new chapter!") is
+  a fact naming none of the conversation's speakers ("So excited for the move!") is
   dropped (:func:`names_a_speaker`). Of LoCoMo dev's 1,210 reference observations, 8 would
   fail these checks (six are photos shared, two say "you" of people at large).
 - **One claim per fact**: a fact the model wrote as several sentences ("Priya paid off $5,000
@@ -344,7 +344,7 @@ def superseded_out(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[Fa
 
 
 _SPEAKER_LABEL = re.compile(r"^\s*(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?):\s+(?=\S)")
-"""A transcript line's speaker label opening a fact ("Melanie: Thanks, Caroline! ...")."""
+"""A transcript line's speaker label opening a fact ("Dana: Thanks, Omar! ...")."""
 _SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|you'll|you'd|your|yours|yourself)\b",
                             re.IGNORECASE)
 _GREETING = re.compile(r"^\W*(?:thanks|thank you|thx|hi|hey|hello|bye|goodbye|wow|aw+|omg|"
@@ -357,10 +357,10 @@ _VOCATIVE = re.compile(r",\s*(?P<name>[A-Z][a-z]+)\W*$")
 def spoken_line(sentence: str, names: Sequence[str]) -> bool:
     """Whether ``sentence`` of a model's fact is a line of the conversation rather than a
     note about a person (issue 19's chatter): a question, words to the listener ("you",
-    "your": "You're doing an awesome job"), a greeting or thanks ("Thanks, Caroline!"),
-    a line ending by addressing a speaker ("That's great, Mel!"; ``names``: the speakers'
-    names, lower case, a short form counting), or a photo shared ("Caroline shared a photo of
-    a bride"): a caption is no claim about the person."""
+    "your": "You're doing great with the garden"), a greeting or thanks ("Thanks, Omar!"),
+    a line ending by addressing a speaker ("That's lovely, Om!"; ``names``: the speakers'
+    names, lower case, a short form counting), or a photo shared ("Dana shared a photo of
+    her balcony"): a caption is no claim about the person."""
     vocative = _VOCATIVE.search(sentence)
     return (sentence.rstrip().endswith("?") or bool(_SECOND_PERSON.search(sentence))
             or bool(_GREETING.match(sentence)) or bool(_PHOTO.search(sentence))
@@ -370,7 +370,7 @@ def spoken_line(sentence: str, names: Sequence[str]) -> bool:
 
 
 def as_notes(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
-    """``facts`` as notes about people: a speaker label opening a fact ("Melanie: ...", a
+    """``facts`` as notes about people: a speaker label opening a fact ("Dana: ...", a
     transcript line copied) taken off, the sentences that are lines of the conversation
     (:func:`spoken_line`) dropped, and a fact left with no sentence dropped."""
     names = sorted({w.lower() for t in turns if t.speaker
@@ -386,8 +386,8 @@ def as_notes(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraf
 
 def names_a_speaker(fact: FactDraft, turns: Sequence[Turn]) -> bool:
     """Whether ``fact`` names one of the people whose turns (role ``user``) it may be about (a
-    first name counts): a note with no one named ("Taking care of themself is so important",
-    "Excited for this new chapter!") is about no one. Always true when a user turn has no
+    first name counts): a note with no one named ("Rest is so important", "So excited for
+    the move!") is about no one. Always true when a user turn has no
     speaker name: an unnamed user's facts are written "The user ..." or with no name."""
     users = [t for t in turns if t.role.value == "user"]
     if not users or any(not t.speaker for t in users):

@@ -8,11 +8,11 @@ of the sentence is kept verbatim):
 - The first reference to the speaker names them (I/me -> "Priya", my/mine -> "Priya's"); later
   references use their pronouns when known (:class:`Speaker`, from the turn's
   ``metadata["pronouns"]``, e.g. "she/her"), else singular "they"/"them"/"their"/"themself"
-  ("Joanna remembers when they did their first play, they were so nervous ..."; "I was"
+  ("Joanna recalls that when they gave their first talk, they were so anxious ..."; "I was"
   agrees as "they were"). "they"/"them" needs the speaker's previous mention to be a subject
   and no plural noun or pronoun between (the parse's tags decide); otherwise, and without
-  tags, the name is repeated ("cool people who are as passionate as Joanna is", "Caroline's
-  aunt gave Caroline"). A sentence that names the speaker already counts as the first
+  tags, the name is repeated ("neighbours who are as keen on gardening as Joanna is",
+  "Caroline's aunt gave Caroline"). A sentence that names the speaker already counts as the first
   reference ("Priya thinks I need" -> "Priya thinks she needs", as a model half-rewrites a
   fact).
 - Verb agreement after a rewritten "I" ("I am" -> "is", "I love" -> "loves", "I was" stays),
@@ -254,7 +254,7 @@ def _clear_they(tokens: list[str], since: int, until: int,
     """Whether singular "they" for the speaker at ``until`` reads unambiguously: the words
     since the speaker's last mention (``since``; ``ours``: indices this rewrite wrote, the
     speaker's own "their" among them) hold no plural noun or plural pronoun that
-    "they"/"them" could be taken for ("meeting cool people who are as passionate as they
+    "they"/"them" could be taken for ("meeting neighbours who are as keen as they
     are"), judged by the parse's tags (``None``: never clear, the name is repeated). The
     mention before is the speaker as a subject: after "Caroline's aunt gave", "them" would read
     as other people."""
