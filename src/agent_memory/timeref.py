@@ -23,7 +23,7 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 
 from .models import as_utc
-from .text.dates import resolve_dates
+from .text.dates import PAST_TENSE, resolve_dates
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
            "september", "october", "november", "december")
@@ -116,13 +116,11 @@ _FORWARD = re.compile(
     r"expects?|expecting|going to|thinking (?:about|of)|getting ready|looking forward|"
     r"can't wait|would like)\b|'(?:re|ll)\b", re.IGNORECASE)
 """A statement of the present or the future: an arrangement, a plan, a wish."""
-_BACKWARD = re.compile(
-    r"\b(?:was|were|had|did|used to|went|took|got|made|came|saw|began|bought|ran|met|left|found|"
-    r"told|gave|won|lost|sold|spent|remembers?|remember|forgets?|forget|misses|miss)\b"
-    r"|\b[a-z]{3,}ed\b", re.IGNORECASE)
-"""A statement of the past (a past form: "was", "went", "started"), or a memory of it ("will
-always remember the trip in 2022"): it stays true once its time is over. An adjective in
--ed ("is excited about the fair in March") reads as past too: such a plan is kept."""
+_MEMORY = re.compile(r"\b(?:used to|remembers?|forgets?|miss(?:es)?)\b", re.IGNORECASE)
+"""A memory of the past ("will always remember the trip in 2022"): true once its time is
+over, as a past form (:data:`~agent_memory.text.dates.PAST_TENSE`: "was", "went",
+"started") is. An adjective in -ed ("is excited about the fair in March") reads as past too:
+such a plan is kept."""
 _ONSET = re.compile(r"\b(?:since|from|starting|until|till|by)\s+(?:the\s+)?$", re.IGNORECASE)
 """A period that opens, closes or bounds a state ("from May 2025", "since 2019")."""
 
@@ -147,6 +145,7 @@ def plan_passed(text: str, said: datetime, now: datetime) -> bool:
         return False
     offset, _, end = found[0]
     before = text[:offset]
-    if _ONSET.search(before) or _BACKWARD.search(before) or not _FORWARD.search(before):
+    if (_ONSET.search(before) or PAST_TENSE.search(before) or _MEMORY.search(before)
+            or not _FORWARD.search(before)):
         return False
     return end <= as_utc(now)

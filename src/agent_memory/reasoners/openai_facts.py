@@ -63,8 +63,8 @@ from . import chunking, prompts
 from .base import FactDraft, FactExtraction
 from .extractive.facts import turn_speakers
 from .extractive.parse import parse
-from .extractive.person import Speaker, to_third_person
-from .extractive.sentences import content_terms, split_sentences
+from .extractive.person import YOU_WORDS, Speaker, to_third_person
+from .extractive.sentences import content_terms, split_sentences, words
 from .structured import OutputRejected, schema_text
 
 if TYPE_CHECKING:
@@ -343,10 +343,6 @@ def superseded_out(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[Fa
         for cited in f.evidence for i in near(cited) for ids, numbers, held in exact)]
 
 
-_SPEAKER_LABEL = re.compile(r"^\s*(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?):\s+(?=\S)")
-"""A transcript line's speaker label opening a fact ("Dana: Thanks, Omar! ...")."""
-_SECOND_PERSON = re.compile(r"\b(?:you|you're|you've|you'll|you'd|your|yours|yourself)\b",
-                            re.IGNORECASE)
 _GREETING = re.compile(r"^\W*(?:thanks|thank you|thx|hi|hey|hello|bye|goodbye|wow|aw+|omg|"
                        r"congrats|congratulations|good luck|cheers)\b", re.IGNORECASE)
 _PHOTO = re.compile(r"\b(?:shares?|shared|sharing|here's|here is)\s+(?:a|an|the|this|some|one)?"
@@ -362,11 +358,15 @@ def spoken_line(sentence: str, names: Sequence[str]) -> bool:
     names, lower case, a short form counting), or a photo shared ("Dana shared a photo of
     her balcony"): a caption is no claim about the person."""
     vocative = _VOCATIVE.search(sentence)
-    return (sentence.rstrip().endswith("?") or bool(_SECOND_PERSON.search(sentence))
+    return (sentence.rstrip().endswith("?") or bool(YOU_WORDS.intersection(words(sentence)))
             or bool(_GREETING.match(sentence)) or bool(_PHOTO.search(sentence))
             or vocative is not None and any(
                 n.startswith(vocative["name"].lower()) for n in names
                 if len(vocative["name"]) >= 3))
+
+
+_SPEAKER_LABEL = re.compile(r"^\s*(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?):\s+(?=\S)")
+"""A transcript line's speaker label opening a fact ("Dana: Thanks, Omar! ...")."""
 
 
 def as_notes(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
@@ -384,16 +384,24 @@ def as_notes(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraf
     return out
 
 
+def _user_names(turns: Sequence[Turn]) -> re.Pattern[str] | None:
+    """A pattern of the names (full and first) of the user side's speakers, or ``None`` when
+    a user turn has no speaker name (or there is none)."""
+    users = [t for t in turns if t.role.value == "user"]
+    if not users or any(not t.speaker for t in users):
+        return None
+    names = sorted({w for t in users for w in (t.speaker or "", *(t.speaker or "").split())
+                    if w}, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
+
+
 def names_a_speaker(fact: FactDraft, turns: Sequence[Turn]) -> bool:
     """Whether ``fact`` names one of the people whose turns (role ``user``) it may be about (a
     first name counts): a note with no one named ("Rest is so important", "So excited for
-    the move!") is about no one. Always true when a user turn has no
-    speaker name: an unnamed user's facts are written "The user ..." or with no name."""
-    users = [t for t in turns if t.role.value == "user"]
-    if not users or any(not t.speaker for t in users):
-        return True
-    names = {w for t in users for w in (t.speaker or "", *(t.speaker or "").split()) if w}
-    return any(re.search(rf"\b{re.escape(n)}\b", fact.text) for n in names)
+    the move!") is about no one. Always true when a user turn has no speaker name: an unnamed
+    user's facts are written "The user ..." or with no name."""
+    names = _user_names(turns)
+    return names is None or names.search(fact.text) is not None
 
 
 def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
@@ -401,8 +409,9 @@ def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraf
     notes (:func:`as_notes`), in the third person (:func:`third_persons`), one claim each
     (:func:`atomic`), each naming a speaker (:func:`names_a_speaker`); parses: call it off the
     event loop."""
+    names = _user_names(turns)  # read once for all the facts (:func:`names_a_speaker`)
     return [one for fact in third_persons(as_notes(superseded_out(facts, turns), turns), turns)
-            for one in atomic(fact) if names_a_speaker(one, turns)]
+            for one in atomic(fact) if names is None or names.search(one.text)]
 
 
 async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],

@@ -130,12 +130,13 @@ see her on Friday")."""
 _ADJECTIVAL = re.compile(r"(?:\b(?:am|is|are|be|being|get|gets|getting|so|very|really|too)"
                          r"|'m|'re|'s)\s+$", re.IGNORECASE)
 """What makes a following past form an adjective ("I'm excited", "getting married")."""
-_PAST_TENSE = re.compile(
+PAST_TENSE = re.compile(
     r"\b(?:was|were|went|had|did|got|made|took|saw|came|felt|found|told|said|flew|met|left|"
     r"bought|began|became|gave|ran|won|lost|sold|spent|drove|grew|paid|kept|"
     r"\w{3,}ed)\b",
     re.IGNORECASE,
 )
+"""A past form: a common irregular one or a word in -ed (an adjective in -ed too)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,7 +359,7 @@ def _weekday(name: str, part: str | None, ref: date,
     if _HABIT.search(sentence):
         return None
     past = not _FUTURE.search(sentence) and any(
-        not _ADJECTIVAL.search(sentence, 0, m.start()) for m in _PAST_TENSE.finditer(sentence))
+        not _ADJECTIVAL.search(sentence, 0, m.start()) for m in PAST_TENSE.finditer(sentence))
     target = _weekday_day(_WEEKDAY_INDEX[name.lower()], ref, 0, past)
     if part:
         return f"the {part.lower()} of {format_weekday(target)}", target, "day"
@@ -418,7 +419,7 @@ def resolve_dates(text: str, reference: datetime | date) -> ResolvedText:
     matches = list(_PATTERN.finditer(text))
     if not matches:
         return ResolvedText(text, None, ())
-    past = _PAST_TENSE.search(text) is not None
+    past = PAST_TENSE.search(text) is not None
     pieces: list[str] = []
     mentions: list[DateMention] = []
     cursor = 0

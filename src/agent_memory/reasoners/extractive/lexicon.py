@@ -20,6 +20,8 @@ STOP = word_set(
     """a an the to of in on at for with and or some any very really also still now currently
     just always usually often is are be been being am was were has have had does do did
     their his her its them they it this that these those""")
+BE = word_set("am 'm is 's are 're was were be been being")
+"""The forms of "be", contracted ones included."""
 LIGHT = word_set("be is are was were am been being have has had having do does did get gets "
                  "got getting become became go goes going went gone")
 """Light verbs: they carry tense and motion; the noun or gerund after them carries the claim."""

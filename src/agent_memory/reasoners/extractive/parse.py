@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ConfigError
+from .lexicon import BE as _BE
 from .lexicon import past_form
 from .reference import article, indefinite
 from .sentences import word_set
@@ -45,7 +46,6 @@ _DISCOURSE = word_set(
 _SELF = frozenset(("i", "me", "myself"))
 _OWN = frozenset(("my", "our", "mine", "ours"))
 _ANAPHORA = word_set("it that this these those them they one stuff everything there here")
-_BE = word_set("am 'm is 's are 're was were be been being")
 _QUOTES = frozenset('"\u201c\u201d')
 _HAVE = word_set("have 've has had 'd")
 _SPANS = word_set("time while day days week weeks month months year years ages")

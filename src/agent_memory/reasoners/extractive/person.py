@@ -43,6 +43,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .lexicon import BE as _BE
 from .sentences import word_set, words
 
 _TOKEN = re.compile(r"[A-Za-z]+(?:['-][A-Za-z]+)*|\s+|.", re.DOTALL)
@@ -236,7 +237,6 @@ def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = Non
 _PLURAL_BE = {"am": "are", "was": "were"}
 """A verb after "I" that changes for a plural subject ("I was" -> "they were")."""
 _PLURAL_WORDS = word_set("they them people others everyone folks")
-_BE = word_set("be am is are was were been being 's 'm 're")
 
 
 def _agree_plural(tokens: list[str], subject: int) -> None:

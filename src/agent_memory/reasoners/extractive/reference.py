@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .lexicon import BE as _BE
 from .lexicon import RELATIONS
 from .sentences import word_set
 
@@ -48,7 +49,6 @@ _SPANS = word_set("time times day days week weeks month months year years moment
 _PEOPLE = ("PERSON", "NORP")
 _PERSON_NOUNS = RELATIONS - word_set("dog cat pet puppy kitten team company band")
 """Nouns of people ("a friend", "my sister"): not what "it" stands for."""
-_BE = word_set("is 's was were be been being are 're am 'm")
 _SAME_CLAUSE = ("xcomp", "aux", "auxpass")
 """A verb of the same clause as its head ("wants to raise it": "raise" belongs to "wants")."""
 _LATER_CLAUSE = ("conj", "advcl", "relcl", "ccomp", "parataxis")
