@@ -14,7 +14,8 @@ offline facts of LoCoMo conversations, ``agent-memory eval locomo-memory --store
 prints the share of facts retired: unlabelled, a check that real pools are not over-retired.
 
 ``--pools`` also reconciles each written pool (``data/reconcile_pools.jsonl``: every fact
-stored about one person, every pair labelled) whole, as a user's facts are reconciled, and
+stored about one person, every pair labelled; ``data/reconcile_pools_check.jsonl``: the
+``check`` pools, never trained or tuned on) whole, as a user's facts are reconciled, and
 counts the facts wrongly retired: the figure that pairs alone hide, since most pairs of a real
 pool share a topic and hold together.
 
@@ -376,7 +377,8 @@ def main() -> None:
         print("bars (contradiction P>=0.9 R>=0.6, duplicate P>=0.9 R>=0.6, none merged): "
               + ("met" if not missed else "NOT met: " + "; ".join(missed)))
     if args.pools:
-        for split in (("train", "tune", "heldout") if args.split == "all" else (args.split,)):
+        for split in (("train", "tune", "heldout", "check") if args.split == "all"
+                      else (args.split,)):
             score_pools(split, lexicon, args.errors)
     if args.store:
         score_store(args.store, lexicon)

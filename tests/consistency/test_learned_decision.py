@@ -141,3 +141,36 @@ def test_the_graded_attribute_is_the_weaker_sides_prototype_cosine(local_embedde
     assert shared[0] > shared[1] > 0
     assert pair_matrix(facts, None, [(0, 1)], attributes=None,
                        lexicon=None)[0, FEATURES.index("attribute_shared")] == 0
+
+
+def test_an_event_that_changes_nothing_needs_more_to_retire_a_state(local_embedder, attributes,
+                                                                    lexicon) -> None:
+    """A state, then an event in which nothing reads as a change (no ending, other value,
+    denial, plan carried out), must pass STATE_EVENT_THRESHOLD, not the contradiction threshold
+    alone: "volunteers at the cat rescue" holds beside "volunteered at the cat rescue on
+    Saturday"; "lives in Leeds" does not beside "moved to York"."""
+    from agent_memory.reasoners.extractive.reconcile import (
+        STATE_EVENT_THRESHOLD,
+        decide_rows,
+        unchanged_by_event,
+    )
+
+    march, june = datetime(2024, 3, 1, tzinfo=UTC), datetime(2024, 9, 1, tzinfo=UTC)
+    facts = [_fact("shelter", "Rosa volunteers at the cat rescue.", march, "Rosa"),
+             _fact("saturday", "Rosa volunteered at the cat rescue on Saturday 7 "
+                   "September 2024.", june, "Rosa"),
+             _fact("home", "Rosa lives in Leeds.", march, "Rosa"),
+             _fact("moved", "Rosa moved to York.", june, "Rosa")]
+    vectors = local_embedder.embed_sync([f.content for f in facts])
+    x = pair_matrix(facts, vectors, [(0, 1), (2, 3)], attributes=attributes, lexicon=lexicon)
+    assert unchanged_by_event(x[0]) and not unchanged_by_event(x[1])
+    assert is_candidate(x[0]) and is_candidate(x[1])
+    model = default_model()
+    assert model.thresholds["contradiction"] < STATE_EVENT_THRESHOLD
+    between = (model.thresholds["contradiction"] + STATE_EVENT_THRESHOLD) / 2
+    probs = np.array([[0.0, between, 1 - between]] * 2)
+    assert list(decide_rows(probs, x, **model.thresholds)) == ["unrelated", "contradiction"]
+    sure = np.array([[0.0, 0.95, 0.05]] * 2)
+    assert list(decide_rows(sure, x, **model.thresholds)) == ["contradiction"] * 2
+    decision = reconcile_facts(facts, vectors, attributes=attributes, lexicon=lexicon)
+    assert "home" in {c.first_id for c in decision.contradictions}

@@ -31,7 +31,7 @@ def test_a_pool_is_split_as_its_person_and_never_shares_a_person_with_the_pairs(
                    for p in reconcile_pairs.written_pairs()}
     splits = {p.split for p in pools}
     assert {"train", "tune", "heldout"} <= splits
-    for pool in pools:
+    for pool in load_pools(POOLS_FILE):
         assert pool.split == reconcile_pairs.split_of(pool.person)
         assert reconcile_pairs.normalise_person(pool.person) not in pair_people
 
@@ -86,3 +86,22 @@ def test_fact_ids_read_a_pool_pair_id_back(pools) -> None:
                                  pair.id.split(":")[1].split("-")[1])
     with pytest.raises(InvalidInputError, match="pool pair id"):
         fact_ids("v4-001")
+
+
+def test_the_check_pools_are_all_check_and_never_share_a_person() -> None:
+    """The pools written apart (``*_check.jsonl``) are evaluation only: every one of them is in
+    the ``check`` split whatever its person's hash, and no person of theirs has a training
+    pool or a written pair."""
+    from agent_memory.eval.reconcile_pools import CHECK_POOLS_FILE
+
+    if not CHECK_POOLS_FILE.exists():
+        pytest.skip("no check pools in data/")
+    check = load_pools(CHECK_POOLS_FILE)
+    assert len(check) >= 10 and {p.split for p in check} == {"check"}
+    assert {p.person for p in load_pools(split="check")} >= {p.person for p in check}
+    people = {reconcile_pairs.normalise_person(p.person) for p in load_pools(POOLS_FILE)}
+    people |= {reconcile_pairs.normalise_person(p.person)
+               for p in reconcile_pairs.written_pairs()}
+    for pool in check:
+        assert reconcile_pairs.normalise_person(pool.person) not in people, pool.person
+        assert 30 <= len(pool.facts) <= 40 and pool.contradictions and pool.duplicates

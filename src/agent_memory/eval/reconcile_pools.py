@@ -10,7 +10,9 @@ contradictions (older fact first); every other pair of the pool is unrelated.
 
 ``data/reconcile_pools.jsonl`` holds pools written for the project (redistributable). A pool is
 split by its person exactly as the pairs are (:func:`.reconcile_pairs.split_of`), so one
-person's pairs and pool are always in the same split.
+person's pairs and pool are always in the same split. ``data/reconcile_pools_check.jsonl``
+holds pools written apart, for evaluation only: each of them is in the ``check`` split,
+whatever its person's hash, so no training or threshold ever reads it.
 
 Example::
 
@@ -33,6 +35,8 @@ from .reconcile_pairs import DATA_DIR, SPLITS, LabelledPair, PairSide, Split, sp
 
 POOLS_FILE = DATA_DIR / "reconcile_pools.jsonl"
 """The written pools."""
+CHECK_POOLS_FILE = DATA_DIR / "reconcile_pools_check.jsonl"
+"""Pools for evaluation only: a file whose name ends in ``_check.jsonl`` is all ``check``."""
 
 
 class PoolFact(BaseModel):
@@ -79,8 +83,9 @@ class LabelledPool(BaseModel):
         return frozenset(old for old, _ in self.contradictions)
 
 
-def _pool(row: dict, data_dir: Path) -> LabelledPool:
-    pool = LabelledPool.model_validate({**row, "split": split_of(row["person"], data_dir)})
+def _pool(row: dict, data_dir: Path, check: bool = False) -> LabelledPool:
+    split = "check" if check else split_of(row["person"], data_dir)
+    pool = LabelledPool.model_validate({**row, "split": split})
     times = {f.id: f.created_at for f in pool.facts}
     if len(times) != len(pool.facts):
         raise InvalidInputError(f"pool {pool.person!r}: fact ids repeat")
@@ -101,7 +106,9 @@ def load_pools(path: str | Path | None = None, *, split: str | None = None,
     ``text`` / ``created_at``, ``duplicates`` and ``contradictions`` as id pairs).
 
     Args:
-        path: the file (default :data:`POOLS_FILE`); ``[]`` when the default is absent.
+        path: the file; by default :data:`POOLS_FILE` and then :data:`CHECK_POOLS_FILE`, each
+            when present (``[]`` when neither is). Every pool of a file named
+            ``*_check.jsonl`` is in the ``check`` split.
         split: keep only this split; ``None`` or ``"all"`` keeps every pool.
         data_dir: the folder whose check set decides the ``check`` split (default
             :data:`~.reconcile_pairs.DATA_DIR`).
@@ -113,20 +120,21 @@ def load_pools(path: str | Path | None = None, *, split: str | None = None,
     """
     if split not in (None, "all", *SPLITS):
         raise InvalidInputError(f"split must be one of {SPLITS} or 'all', not {split!r}")
-    if path is None and not POOLS_FILE.exists():
-        return []
-    file = Path(path) if path is not None else POOLS_FILE
+    files = ([Path(path)] if path is not None
+             else [f for f in (POOLS_FILE, CHECK_POOLS_FILE) if f.exists()])
     folder = Path(data_dir) if data_dir is not None else DATA_DIR
     out = []
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            pool = _pool(json.loads(line), folder)
-        except (ValidationError, KeyError, TypeError, ValueError) as exc:
-            raise InvalidInputError(f"{file}:{number}: invalid pool: {exc}") from exc
-        if split in (None, "all") or pool.split == split:
-            out.append(pool)
+    for file in files:
+        check = file.name.endswith("_check.jsonl")
+        for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                pool = _pool(json.loads(line), folder, check)
+            except (ValidationError, KeyError, TypeError, ValueError) as exc:
+                raise InvalidInputError(f"{file}:{number}: invalid pool: {exc}") from exc
+            if split in (None, "all") or pool.split == split:
+                out.append(pool)
     return out
 
 
