@@ -105,3 +105,14 @@ def test_the_check_pools_are_all_check_and_never_share_a_person() -> None:
     for pool in check:
         assert reconcile_pairs.normalise_person(pool.person) not in people, pool.person
         assert 30 <= len(pool.facts) <= 40 and pool.contradictions and pool.duplicates
+
+
+def test_a_file_named_check_puts_every_pool_in_check(tmp_path) -> None:
+    plain = _write(tmp_path, GOOD)
+    check = plain.with_name("more_check.jsonl")
+    check.write_text(plain.read_text(encoding="utf-8"), encoding="utf-8")
+    (hashed,) = load_pools(plain)
+    (checked,) = load_pools(check)
+    assert hashed.split == reconcile_pairs.split_of("Testperson") != "check"
+    assert checked.split == "check"
+    assert load_pools(check, split="train") == []

@@ -11,8 +11,9 @@ contradictions (older fact first); every other pair of the pool is unrelated.
 ``data/reconcile_pools.jsonl`` holds pools written for the project (redistributable). A pool is
 split by its person exactly as the pairs are (:func:`.reconcile_pairs.split_of`), so one
 person's pairs and pool are always in the same split. ``data/reconcile_pools_check.jsonl``
-holds pools written apart, for evaluation only: each of them is in the ``check`` split,
-whatever its person's hash, so no training or threshold ever reads it.
+holds pools written apart, for evaluation only: every pool of a file whose name ends in
+``_check.jsonl`` is in the ``check`` split, whatever its person's hash, so no training or
+threshold ever reads it.
 
 Example::
 

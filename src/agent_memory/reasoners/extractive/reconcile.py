@@ -123,7 +123,7 @@ class PairModel:
         that a denying gloss explains, "teetotal" / "never drinks", does not count), and never
         ``"contradiction"`` for a pair outside the candidates (:func:`is_candidate`), and
         for a state then an event that changes nothing of it (:func:`unchanged_by_event`) only
-        above :data:`STATE_EVENT_THRESHOLD`."""
+        at or above :data:`STATE_EVENT_THRESHOLD`."""
         rows = None if x is None else np.asarray(x)[None]
         return str(decide_rows(np.asarray(p)[None], rows, self.thresholds["duplicate"],
                                self.thresholds["contradiction"])[0])
@@ -176,12 +176,13 @@ _CHANGES = [FEATURES.index(name) for name in CHANGE_SIGNS]
 
 def unchanged_by_event(x: np.ndarray) -> bool:
     """Whether a pair (its features ``x``) is a state, then a completed event in which nothing
-    reads as a change of the state (none of :data:`CHANGE_SIGNS`): "has been swamped at the clinic"
-    / "was made head nurse at the clinic", "volunteers at the cat rescue" / "volunteered at
-    the cat rescue on Saturday". In a chat most such pairs share a topic and hold together, so the event retires
-    the state only above :data:`STATE_EVENT_THRESHOLD`. A hard rule (never retire) lost
-    written contradictions whose change the claim reader does not see ("called off", "made the
-    final payment"); a higher bar keeps those the model is sure of."""
+    reads as a change of the state (none of :data:`CHANGE_SIGNS`): "volunteers at the food
+    bank" / "volunteered at the food bank on Saturday", "plays in a brass band" / "played with
+    the brass band at the summer fair". In a chat most such pairs share a topic and hold
+    together, so the event retires the state only at P(contradiction) >=
+    :data:`STATE_EVENT_THRESHOLD`. Never retiring would miss changes the claim reader does not
+    see ("called off", "made the final payment"); the higher bar keeps those the model is sure
+    of."""
     return bool(x[_STATE_EVENT] > 0 and not any(x[k] > 0 for k in _CHANGES))
 
 
