@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._threads import run_in_worker
@@ -358,11 +358,10 @@ def spoken_line(sentence: str, names: Sequence[str]) -> bool:
     names, lower case, a short form counting), or a photo shared ("Dana shared a photo of
     her balcony"): a caption is no claim about the person."""
     vocative = _VOCATIVE.search(sentence)
+    addressed = vocative["name"].lower() if vocative and len(vocative["name"]) >= 3 else None
     return (sentence.rstrip().endswith("?") or bool(YOU_WORDS.intersection(words(sentence)))
             or bool(_GREETING.match(sentence)) or bool(_PHOTO.search(sentence))
-            or vocative is not None and any(
-                n.startswith(vocative["name"].lower()) for n in names
-                if len(vocative["name"]) >= 3))
+            or addressed is not None and any(n.startswith(addressed) for n in names))
 
 
 _SPEAKER_LABEL = re.compile(r"^\s*(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?):\s+(?=\S)")
@@ -384,15 +383,17 @@ def as_notes(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraf
     return out
 
 
-def _user_names(turns: Sequence[Turn]) -> re.Pattern[str] | None:
-    """A pattern of the names (full and first) of the user side's speakers, or ``None`` when
-    a user turn has no speaker name (or there is none)."""
+def _names_a_user(turns: Sequence[Turn]) -> Callable[[str], bool]:
+    """The test of :func:`names_a_speaker` for ``turns``, their names read once: a fact text
+    names one of the user side's speakers (full or first name); always true when a user turn
+    has no speaker name (or there is none)."""
     users = [t for t in turns if t.role.value == "user"]
     if not users or any(not t.speaker for t in users):
-        return None
+        return lambda text: True
     names = sorted({w for t in users for w in (t.speaker or "", *(t.speaker or "").split())
                     if w}, key=len, reverse=True)
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
+    return lambda text: pattern.search(text) is not None
 
 
 def names_a_speaker(fact: FactDraft, turns: Sequence[Turn]) -> bool:
@@ -400,8 +401,7 @@ def names_a_speaker(fact: FactDraft, turns: Sequence[Turn]) -> bool:
     first name counts): a note with no one named ("Rest is so important", "So excited for
     the move!") is about no one. Always true when a user turn has no speaker name: an unnamed
     user's facts are written "The user ..." or with no name."""
-    names = _user_names(turns)
-    return names is None or names.search(fact.text) is not None
+    return _names_a_user(turns)(fact.text)
 
 
 def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
@@ -409,9 +409,9 @@ def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraf
     notes (:func:`as_notes`), in the third person (:func:`third_persons`), one claim each
     (:func:`atomic`), each naming a speaker (:func:`names_a_speaker`); parses: call it off the
     event loop."""
-    names = _user_names(turns)  # read once for all the facts (:func:`names_a_speaker`)
+    named = _names_a_user(turns)  # the names read once for all the facts
     return [one for fact in third_persons(as_notes(superseded_out(facts, turns), turns), turns)
-            for one in atomic(fact) if names is None or names.search(one.text)]
+            for one in atomic(fact) if named(one.text)]
 
 
 async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],

@@ -10,7 +10,8 @@ a probability per class; a pair is a contradiction or a duplicate only above the
 threshold, chosen on the tuning split for precision, since wrongly retiring or merging a fact
 is worse than missing one (a later event that changes nothing of an earlier state must pass
 a higher one, :data:`STATE_EVENT_THRESHOLD`); two facts stored at the same time contradict
-only when they do read in either order. Duplicate groups merge into one member's text (:func:`_groups`).
+only when they do read in either order. Duplicate groups merge into one member's text
+(:func:`_groups`).
 """
 
 from __future__ import annotations
@@ -195,8 +196,8 @@ def decide_rows(probs: np.ndarray, x: np.ndarray | None, duplicate: float,
                  else np.array([is_candidate(row) for row in x], dtype=bool))
     veto = (np.zeros(len(probs), dtype=bool) if x is None
             else np.array([PairModel.vetoed(row) for row in x], dtype=bool))
-    unchanged = (np.zeros(len(probs), dtype=bool) if x is None
-                 else np.array([unchanged_by_event(row) for row in x], dtype=bool))
+    unchanged = (np.zeros(len(probs), dtype=bool) if x is None  # unchanged_by_event, all rows
+                 else (x[:, _STATE_EVENT] > 0) & ~(x[:, _CHANGES] > 0).any(axis=1))
     least = np.where(unchanged, max(contradiction, STATE_EVENT_THRESHOLD), contradiction)
     contra = (probs[:, 1] >= least) & (probs[:, 1] >= probs[:, 0]) & candidate
     dup = ~contra & (probs[:, 0] >= duplicate) & ~veto
