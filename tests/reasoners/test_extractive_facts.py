@@ -414,8 +414,8 @@ def test_a_later_i_is_singular_they_when_nothing_plural_comes_between() -> None:
     """With no pronouns known, a later "I" or "me" of the speaker after the speaker as subject
     is singular "they"/"them" ("was" agreeing as "were"), not the name again; the name stays
     where "they" could be read as a plural noun between ("neighbours who are as keen on
-    gardening as Joanna is"), after a possessive ("Caroline's aunt gave Caroline"), and without the parse's
-    tags."""
+    gardening as Joanna is"), after a possessive ("Caroline's aunt gave Caroline"), and without
+    the parse's tags."""
     assert texts(turn("I recall that when I gave my first talk, I was so anxious I skipped "
                       "half my slides.", speaker="Joanna")) == [
         ("Joanna recalls that when they gave their first talk, they were so anxious they "

@@ -133,8 +133,8 @@ async def test_long_thread_facts_come_from_every_request(long_thread):
 
     for body in chat.requests:
         assert message_tokens(body["messages"]) + 3000 // 4 <= 3000
-    # the vague "Caroline said a fact in ..." drops the numbers some turns state: those turns are asked
-    # again narrower, after their request; the thread's requests cover it in order
+    # the vague "Caroline said a fact in ..." drops the numbers some turns state: those turns
+    # are asked again narrower, after their request; the thread's requests cover it in order
     main = [b for b in chat.requests if "about its speaker" not in b["messages"][0]["content"]]
     assert len(main) >= 5
     assert [f.evidence[0] for f in result.facts] == [_ids(b)[0] for b in chat.requests]
