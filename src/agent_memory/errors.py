@@ -20,6 +20,7 @@ Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it:
     ├── StoreError                 the store could not do what was asked
     │   ├── NotAStoreError         the file is not an agent-memory store (or is corrupt)
     │   │   └── CorruptStoreError  the file failed its integrity check on open (nothing written)
+    │   ├── StoreNotFoundError     no store at the path a command that only reads was given
     │   ├── EmbeddingMismatchError the store was built with another embedding model
     │   ├── SchemaVersionError     the store is newer than this library
     │   ├── RecordNotFoundError    no record with that id in the user's partition
@@ -82,6 +83,12 @@ class StoreError(AgentMemoryError):
 
 class NotAStoreError(StoreError):
     """The file exists but is not an agent-memory store, or it is corrupt."""
+
+
+class StoreNotFoundError(StoreError):
+    """No store at the path given to a command that only reads (``search``, ``facts``, ...):
+    it refuses to create an empty one, so a mistyped ``--store`` is not read as "no
+    memories"."""
 
 
 class CorruptStoreError(NotAStoreError):

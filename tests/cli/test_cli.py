@@ -70,6 +70,8 @@ def test_errors_are_one_clear_line(tmp_path):
     result = runner.invoke(app, ["search", "x", "--user", "u", "--store", str(not_a_store)])
     assert result.exit_code == 2 and "NotAStoreError" in result.output
     assert not_a_store.read_text() == "just some notes\n"
+    assert runner.invoke(app, ["reconcile", "--user", "u", "--store",
+                               str(tmp_path / "m.db")]).exit_code == 0
     result = runner.invoke(app, ["search", "x", "--user", " ", "--store", str(tmp_path / "m.db")])
     assert result.exit_code == 2 and "MissingScopeError" in result.output
     bad = tmp_path / "bad.jsonl"
@@ -87,27 +89,33 @@ def test_demo_runs_end_to_end():
         assert expected in result.output
 
 
-def test_facts_and_search_as_of(tmp_path):
-    """``facts --as-of`` and ``search --as-of`` show the facts valid then, with their valid
-    time; without it, the current ones."""
+def kai_moves(store) -> str:
+    """A store where Kai lived in Boston, then moved to Portland, reconciled (Boston retired);
+    returns the Boston fact's id."""
     import asyncio
     from datetime import UTC, datetime
 
     from agent_memory import AsyncMemory, Settings
 
-    store = tmp_path / "m.db"
-
-    async def build() -> None:
+    async def build() -> str:
         async with AsyncMemory.open(Settings.load(store=str(store))) as memory:
-            await memory.add_memories("kai", [
+            added = await memory.add_memories("kai", [
                 {"content": "Kai lives in Boston.", "subject": "Kai",
                  "created_at": datetime(2024, 1, 10, tzinfo=UTC)},
                 {"content": "Kai moved to Portland in May 2025.", "subject": "Kai",
                  "created_at": datetime(2025, 6, 20, tzinfo=UTC),
                  "valid_from": datetime(2025, 5, 1, tzinfo=UTC)}])
             await memory.reconcile_memories("kai")
+            return added.added[0][1].id
 
-    asyncio.run(build())
+    return asyncio.run(build())
+
+
+def test_facts_and_search_as_of(tmp_path):
+    """``facts --as-of`` and ``search --as-of`` show the facts valid then, with their valid
+    time; without it, the current ones."""
+    store = tmp_path / "m.db"
+    kai_moves(store)
     base = ["--user", "kai", "--store", str(store)]
     result = runner.invoke(app, ["facts", *base, "--as-of", "2024-06-15"])
     assert result.exit_code == 0, result.output
@@ -123,3 +131,19 @@ def test_facts_and_search_as_of(tmp_path):
         "Kai lives in Boston."]
     result = runner.invoke(app, ["facts", *base, "--as-of", "June"])
     assert result.exit_code != 0 and "as-of" in result.output
+
+
+def test_history_shows_the_audit_events_of_a_retired_and_restored_fact(tmp_path):
+    """``history`` on a fact reconciliation retired prints what replaced it and each audit
+    event (time, action, details) as a table, and again after ``restore``."""
+    store = tmp_path / "m.db"
+    fact_id = kai_moves(store)
+    base = ["--user", "kai", "--store", str(store)]
+    result = runner.invoke(app, ["history", fact_id, *base])
+    assert result.exit_code == 0, result.output
+    assert "replaced by" in result.output and "Portland" in result.output
+    assert "superseded" in result.output and "contradict" in result.output
+    assert runner.invoke(app, ["restore", fact_id, *base]).exit_code == 0
+    result = runner.invoke(app, ["history", fact_id, *base])
+    assert result.exit_code == 0, result.output
+    assert "restored" in result.output

@@ -164,3 +164,20 @@ def test_ingest_of_hostile_files_is_one_line_exit_2(seeded, tmp_path):
     _locomo(data, ["a turn that is a string"])
     _bad(["ingest", str(data), "-f", "locomo", "--store", str(seeded)], seeded,
          "InvalidInputError")
+
+
+@pytest.mark.parametrize("args", [
+    ["search", "hello"], ["memories"], ["facts"], ["profile"], ["history", "fact_x"],
+    ["ask", "where do I live?"], ["recall", "a trip"], ["context", "--session", "s1"],
+    ["summary", "--thread", "t1"],
+])
+def test_a_command_that_only_reads_refuses_a_missing_store(tmp_path, args):
+    """A mistyped ``--store`` (or a missing folder) is a StoreNotFoundError naming the path,
+    exit 2, and no file or folder is made: not an empty result read as "no memories"."""
+    missing = tmp_path / "no" / "such.db"
+    result = runner.invoke(app, [*args, "--user", "u1", "--store", str(missing)])
+    assert result.exit_code == 2, result.output
+    assert "StoreNotFoundError" in result.output and str(missing) in result.output
+    assert not (tmp_path / "no").exists()
+    result = runner.invoke(app, [*args, "--user", "u1", "--store", f"sqlite:{missing}"])
+    assert result.exit_code == 2 and "StoreNotFoundError" in result.output

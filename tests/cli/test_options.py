@@ -54,9 +54,15 @@ def test_a_store_url_reaches_the_registry_as_written(spec):
 
 
 def test_a_store_path_still_works(tmp_path):
-    result = runner.invoke(app, ["profile", "--user", "u", "--store", str(tmp_path / "m.db")])
-    assert result.exit_code == 1 and "no profile for user 'u'" in result.output
+    """A plain path is a SQLite store: a command that writes makes it, one that only reads
+    then finds it (and refuses it while it does not exist)."""
+    store = str(tmp_path / "m.db")
+    result = runner.invoke(app, ["profile", "--user", "u", "--store", store])
+    assert result.exit_code == 2 and "StoreNotFoundError" in result.output
+    assert runner.invoke(app, ["reconcile", "--user", "u", "--store", store]).exit_code == 0
     assert (tmp_path / "m.db").exists()
+    result = runner.invoke(app, ["profile", "--user", "u", "--store", store])
+    assert result.exit_code == 1 and "no profile for user 'u'" in result.output
 
 
 def test_every_filter_option_is_the_shared_definition():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from typer.testing import CliRunner
 
@@ -45,3 +47,38 @@ def test_chat_context_reflect_ask(tmp_path):
                                  "--store", store])
     assert result.exit_code == 0, result.output
     assert "retire at 62" in result.output and "Sources:" in result.output
+
+
+def test_a_profile_model_is_found_in_the_current_directory(tmp_path, monkeypatch):
+    """``--profile-model module:Class`` imports from the current directory too, as the
+    README's ``examples.financial_profile:FinancialClientProfile`` run from the repository
+    root needs (an installed script does not put the directory on ``sys.path``); a module
+    found nowhere is a ConfigError naming the spec."""
+    from agent_memory.cli.sessions import load_profile_model
+    from agent_memory.errors import ConfigError
+
+    (tmp_path / "pets_profile.py").write_text(
+        "from pydantic import BaseModel\n\n\nclass PetsProfile(BaseModel):\n"
+        "    pets: list[str] = []\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    monkeypatch.delitem(sys.modules, "pets_profile", raising=False)
+    assert load_profile_model("pets_profile:PetsProfile").__name__ == "PetsProfile"
+    with pytest.raises(ConfigError, match="no_such_module"):
+        load_profile_model("no_such_module:Profile")
+
+
+def test_chat_refuses_a_bad_line_and_goes_on(tmp_path):
+    """In ``chat`` an empty agent turn is reported and not stored, an unknown /command is
+    refused (not stored as a turn), and the session goes on to store the next turn."""
+    store = str(tmp_path / "m.db")
+    typed = "assistant:\n/contxt\nI walk my dog every morning.\n/quit\n"
+    result = runner.invoke(app, ["chat", "--user", "u1", "--session", "s1", "--store", store],
+                           input=typed)
+    assert result.exit_code == 0, result.output
+    assert "not stored: EmptyContentError" in result.output
+    assert "unknown command '/contxt'" in result.output
+    result = runner.invoke(app, ["context", "--user", "u1", "--session", "s1", "--store", store])
+    assert result.exit_code == 0, result.output
+    assert "user: I walk my dog every morning." in result.output
+    assert "contxt" not in result.output and "assistant:" not in result.output

@@ -16,7 +16,7 @@ from rich.panel import Panel
 from ..config import Settings
 from ..filters import MemoryFilter
 from .commands import handles_errors
-from .options import StoreOpt, UserOpt, filter_options
+from .options import StoreOpt, UserOpt, filter_options, reading
 from .reasoner_options import (
     ReasonerApiKeyOpt,
     ReasonerBaseUrlOpt,
@@ -101,7 +101,7 @@ def search(
     from ..client import AsyncMemory
 
     async def run() -> None:
-        async with AsyncMemory.open(_settings(store)) as memory:
+        async with AsyncMemory.open(reading(store)) as memory:
             hits = await memory.search(user, query, mode=mode.value, k=k, filter=filter)
         if as_json:
             print(json.dumps([h.model_dump(mode="json") for h in hits], indent=2))
@@ -121,7 +121,7 @@ def summary(
     from ..client import AsyncMemory
 
     async def run() -> None:
-        async with AsyncMemory.open(_settings(store)) as memory:
+        async with AsyncMemory.open(reading(store)) as memory:
             found = await memory.get_summary(user, thread)
         if found is None:
             err_console.print(f"no summary for user {user!r}, thread {thread!r}")
@@ -144,7 +144,7 @@ def profile(
     from ..client import AsyncMemory
 
     async def run() -> None:
-        async with AsyncMemory.open(_settings(store)) as memory:
+        async with AsyncMemory.open(reading(store)) as memory:
             found = await memory.get_profile(user, subject=subject)
         if found is None:
             who = f"{subject!r} in the threads of user {user!r}" if subject else f"user {user!r}"

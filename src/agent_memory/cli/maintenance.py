@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .options import AsOfOpt, StoreOpt, UserOpt
+from .options import AsOfOpt, StoreOpt, UserOpt, reading
 from .reasoner_options import (
     ReasonerApiKeyOpt,
     ReasonerBaseUrlOpt,
@@ -28,10 +28,13 @@ from .render import console, err_console
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def _memory(store: str | None, **overrides: Any):
+def _memory(store: str | None, *, read_only: bool = False, **overrides: Any):
+    """The client of ``store``; ``read_only``: the store must exist (:func:`.options.reading`)."""
     from ..client import AsyncMemory
     from ..config import Settings
 
+    if read_only:
+        return AsyncMemory.open(reading(store, **overrides))
     return AsyncMemory.open(Settings.load(store=str(store) if store else None, **overrides))
 
 
@@ -86,7 +89,7 @@ def register(app: typer.Typer) -> None:
         """List a user's facts and insights with their valid time (newest first)."""
 
         async def run():
-            async with _memory(store) as memory:
+            async with _memory(store, read_only=True) as memory:
                 return await memory.get_memories(user, kinds=["fact", "insight"], as_of=as_of,
                                                  newest_first=True, limit=limit)
 
@@ -110,7 +113,7 @@ def register(app: typer.Typer) -> None:
         """Show what a fact replaced, what replaced it, and its audit events."""
 
         async def run():
-            async with _memory(store) as memory:
+            async with _memory(store, read_only=True) as memory:
                 return await memory.history(user, fact_id)
 
         found = asyncio.run(run())
@@ -123,8 +126,9 @@ def register(app: typer.Typer) -> None:
                 console.print(f"  {label}: {_fact_line(fact)}", markup=False)
         table = Table("at", "action", "detail")
         for event in found.events:
-            detail = {k: v for k, v in event.items() if k not in ("at", "action")}
-            table.add_row(event["at"], event["action"], json.dumps(detail)[:120])
+            detail = event.model_dump(mode="json", exclude={"at", "action"}, exclude_none=True,
+                                      exclude_defaults=True)
+            table.add_row(f"{event.at:%Y-%m-%d %H:%M}", event.action, json.dumps(detail)[:120])
         console.print(table)
 
     @app.command()
@@ -134,7 +138,7 @@ def register(app: typer.Typer) -> None:
         """Undo the decision that retired a fact (the undo is recorded; the fact is pinned)."""
 
         async def run():
-            async with _memory(store) as memory:
+            async with _memory(store, read_only=True) as memory:
                 return await memory.restore(user, fact_id)
 
         console.print(f"restored {_fact_line(asyncio.run(run()))}", markup=False)

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from ..filters import MemoryFilter
-from .options import StoreOpt, UserOpt, filter_options
+from .options import StoreOpt, UserOpt, filter_options, reading
 from .render import console
 
 
@@ -42,10 +42,9 @@ def register(app: typer.Typer) -> None:
         back with --cursor for the next page (keyset paging: pages never shift).
         """
         from ..client import AsyncMemory
-        from ..config import Settings
 
         async def run():
-            async with AsyncMemory.open(Settings.load(store=store or None)) as memory:
+            async with AsyncMemory.open(reading(store)) as memory:
                 return await memory.get_memories_page(
                     user, filter=filter, newest_first=newest_first, limit=limit, cursor=cursor)
 

@@ -13,17 +13,45 @@ import functools
 import inspect
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..filters import FILTER_FIELDS, MemoryFilter, filter_fields
+
+if TYPE_CHECKING:
+    from ..config import Settings
 
 StoreOpt = Annotated[str | None, typer.Option(
     "--store", "-s", help="The store: a SQLite file path, or scheme://... of a store backend "
     "(cosmos://..., or one a plugin registers). Default: AGENT_MEMORY_STORE or "
     "~/.local/share/agent-memory/memory.db.")]
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partition).")]
+
+
+def reading(store: str | None, **overrides: Any) -> Settings:
+    """The settings of a command that only reads ``store`` (``--store``, else
+    ``AGENT_MEMORY_STORE`` or the default path), with ``overrides``.
+
+    Raises:
+        StoreNotFoundError: ``store`` is a SQLite path (or ``sqlite:PATH``) with no file there:
+            a mistyped path would otherwise create an empty store and read as "no memories".
+        ConfigError: a setting cannot be used.
+    """
+    from ..config import Settings
+    from ..errors import StoreNotFoundError
+    from ..stores import store_scheme
+
+    settings = Settings.load(store=str(store) if store else None, **overrides)
+    scheme = store_scheme(settings.store)
+    path = settings.store[len("sqlite:"):] if scheme == "sqlite" else settings.store
+    if scheme in (None, "sqlite") and "\x00" not in path and not Path(path).exists():
+        raise StoreNotFoundError(
+            f"no store at {settings.store}: check --store (or AGENT_MEMORY_STORE); a store is "
+            "made by ingest, chat, demo or the library's writes")
+    return settings
+
 
 OPTION_TYPES: dict[str, tuple[Any, Any]] = {
     "kinds": (list[str] | None, None),

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .options import StoreOpt, UserOpt
+from .options import StoreOpt, UserOpt, reading
 from .render import console
 
 
@@ -40,11 +40,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Recall scored memories (relevance + importance + recency), each score explained."""
         from ..client import AsyncMemory
-        from ..config import Settings
 
         async def run():
-            settings = Settings.load(store=str(store) if store else None)
-            async with AsyncMemory.open(settings) as memory:
+            async with AsyncMemory.open(reading(store)) as memory:
                 return await memory.recall(
                     user, context, agent_id=agent, collections=collection, strategy=strategy,
                     max_memories=max_memories, min_score=min_score,

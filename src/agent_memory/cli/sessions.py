@@ -11,36 +11,57 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
+import sys
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 from rich.panel import Panel
 
-from ..errors import ConfigError
-from .options import StoreOpt, UserOpt
+from ..errors import ConfigError, InvalidInputError
+from .options import StoreOpt, UserOpt, reading
 from .render import console, err_console
 
+CHAT_COMMANDS = ("/context", "/end", "/quit")
+"""The commands of ``chat``; any other line starting with "/" is refused, not stored."""
 SessionOpt = Annotated[str | None, typer.Option("--session", help="Session (thread) id.")]
 ProfileModelOpt = Annotated[str | None, typer.Option(
     "--profile-model", help="Structured profile model as module:Class "
     "(e.g. examples.financial_profile:FinancialClientProfile).")]
 
 
-def _memory(store: str | None):
+def _memory(store: str | None, *, read_only: bool = False):
+    """The client of ``store``; ``read_only``: the store must exist (:func:`.options.reading`)."""
     from ..client import AsyncMemory
     from ..config import Settings
 
+    if read_only:
+        return AsyncMemory.open(reading(store))
     return AsyncMemory.open(Settings.load(store=str(store) if store else None))
 
 
+def _import(module_name: str):
+    """Import ``module_name``; a module of the current directory too (an installed script,
+    unlike ``python -m``, does not put it on ``sys.path``), as uvicorn does for its apps."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        here = os.getcwd()
+        if exc.name != module_name.partition(".")[0] or here in sys.path:
+            raise
+        sys.path.insert(0, here)
+        return importlib.import_module(module_name)
+
+
 def load_profile_model(spec: str | None):
-    """Import ``module:Class``; raises ConfigError when it is not a pydantic model."""
+    """Import ``module:Class`` (from the installed packages or the current directory);
+    raises ConfigError when it cannot be imported or is not a pydantic model."""
     if not spec:
         return None
     module_name, _, attr = spec.partition(":")
     try:
-        model = getattr(importlib.import_module(module_name), attr)
+        model = getattr(_import(module_name), attr)
     except (ImportError, AttributeError, ValueError) as exc:
         raise ConfigError(f"cannot load profile model {spec!r}: {exc}") from exc
     from pydantic import BaseModel
@@ -79,7 +100,7 @@ def register(app: typer.Typer) -> None:
             async with _memory(store) as memory:
                 sid = await memory.start_session(user, session)
                 console.print(f"session [bold]{sid}[/] for user {user!r}. Type turns; "
-                              "'assistant: ...' for agent turns; /context, /end, /quit.")
+                              f"'assistant: ...' for agent turns; {', '.join(CHAT_COMMANDS)}.")
                 while True:
                     try:
                         line = input("> ").strip()
@@ -95,13 +116,22 @@ def register(app: typer.Typer) -> None:
                     if line == "/end":
                         _print_end(await memory.end_session(user, sid))
                         return
+                    if line.startswith("/"):  # "user: /path" stores such a line as a turn
+                        err_console.print(f"unknown command {line.split()[0]!r}: use "
+                                          f"{', '.join(CHAT_COMMANDS)}", markup=False)
+                        continue
                     role, sep, text = line.partition(":")
                     if sep and role.strip().lower() in ("user", "assistant", "a", "u"):
                         role = {"a": "assistant", "u": "user"}.get(role.strip().lower(),
                                                                    role.strip().lower())
                     else:
                         role, text = "user", line
-                    await memory.add_session_turn(user, sid, role, text.strip())
+                    try:
+                        await memory.add_session_turn(user, sid, role, text.strip())
+                    except InvalidInputError as exc:  # nothing stored; the session goes on
+                        err_console.print(f"not stored: {type(exc).__name__}: {exc}",
+                                          markup=False)
+                        continue
                     state = await memory.session_state(user, sid)
                     console.print(f"[dim]stored ({len(state.buffered)} buffered)[/]")
 
@@ -114,7 +144,7 @@ def register(app: typer.Typer) -> None:
         """Print a session's current memory context (resumes it from the store)."""
 
         async def run() -> None:
-            async with _memory(store) as memory:
+            async with _memory(store, read_only=True) as memory:
                 console.print(await memory.get_current_context(user, session), markup=False)
 
         asyncio.run(run())
@@ -154,7 +184,7 @@ def register(app: typer.Typer) -> None:
         """Contextual fact retrieval: facts about the user, with their sources."""
 
         async def run() -> None:
-            async with _memory(store) as memory:
+            async with _memory(store, read_only=True) as memory:
                 console.print(await memory.retrieve_facts(user, query), markup=False)
 
         asyncio.run(run())
