@@ -226,4 +226,5 @@ class Settings(BaseSettings):
             )
             raise ConfigError(f"invalid settings: {problems}") from exc
         except (OSError, ValueError) as exc:
-            raise ConfigError(f"cannot read settings: {exc}") from exc
+            source = f" from {path}" if path is not None else ""
+            raise ConfigError(f"cannot read settings{source}: {exc}") from exc

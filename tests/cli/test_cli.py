@@ -147,3 +147,24 @@ def test_history_shows_the_audit_events_of_a_retired_and_restored_fact(tmp_path)
     result = runner.invoke(app, ["history", fact_id, *base])
     assert result.exit_code == 0, result.output
     assert "restored" in result.output
+
+
+def test_eval_locomo_tables_fit_80_columns(tmp_path):
+    """``eval locomo`` prints recall_any@k and recall_all@k as two tables that fit an 80-column
+    terminal with every header whole (a tiny LoCoMo-format file written here)."""
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps([{
+        "sample_id": "s1",
+        "qa": [{"question": "Where did A move?", "answer": "Oslo", "evidence": ["D1:1"],
+                "category": 1}],
+        "conversation": {"speaker_a": "A", "speaker_b": "B",
+                         "session_1_date_time": "1:56 pm on 8 May, 2023",
+                         "session_1": [
+                             {"speaker": "A", "dia_id": "D1:1", "text": "I moved to Oslo."},
+                             {"speaker": "B", "dia_id": "D1:2", "text": "How is the weather?"}]},
+    }]))
+    result = runner.invoke(app, ["eval", "locomo", str(data)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "recall_any@k" in result.output and "recall_all@k" in result.output
+    assert "k=10" in result.output and "1 multi-hop" in result.output and "…" not in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80

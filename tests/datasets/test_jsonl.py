@@ -82,7 +82,7 @@ def test_default_ids_are_deterministic_and_per_thread(tmp_path):
     ("line", "error", "message"),
     [
         ("{not json", InvalidInputError, "invalid JSON"),
-        ("[1, 2]", InvalidInputError, "expected a JSON object"),
+        ("[1, 2]", InvalidInputError, "expected a JSON object, got list .a LoCoMo JSON file"),
         (_line(user_id=...), InvalidInputError, "missing required key.*user_id"),
         (_line(user_id="  "), MissingScopeError, "user_id"),
         (_line(thread_id=""), MissingScopeError, "thread_id"),

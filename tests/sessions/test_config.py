@@ -39,6 +39,14 @@ def test_toml_file(tmp_path, monkeypatch):
     assert settings.min_sessions_for_aggregation == 5  # the environment beats the file
 
 
+def test_a_config_file_that_is_not_toml_is_named_in_the_error(tmp_path, monkeypatch):
+    path = tmp_path / "agent-memory.toml"
+    path.write_text("k_turn_buffer = = 3\n")
+    monkeypatch.setenv("AGENT_MEMORY_CONFIG", str(path))
+    with pytest.raises(ConfigError, match=f"cannot read settings from {path}"):
+        Settings.load()
+
+
 def test_defaults_are_the_seed_values(monkeypatch):
     monkeypatch.delenv("AGENT_MEMORY_CONFIG", raising=False)
     settings = Settings.load()

@@ -81,14 +81,16 @@ def run_eval(
             report, budgeted = asyncio.run(_evaluate(path, Path(tmp) / "locomo.db", mode, budget))
     else:
         report, budgeted = asyncio.run(_evaluate(path, store, mode, budget))
-    table = Table(title=f"LoCoMo evidence recall ({mode}, turn level, n={report.n})")
-    table.add_column("questions")
-    table.add_column("n", justify="right")
-    for name in report.columns:
-        table.add_column(name, justify="right")
-    for label, n, values in report.rows():
-        table.add_row(label, str(n), *[f"{v:.3f}" for v in values])
-    console.print(table)
+    for kind in ("any", "all"):  # one table each: both fit 80 columns
+        table = Table(title=f"LoCoMo turn-level recall_{kind}@k ({mode}, n={report.n})")
+        table.add_column("questions", no_wrap=True)
+        table.add_column("n", justify="right")
+        keep = [k for k, name in enumerate(report.columns) if name.startswith(f"recall_{kind}@")]
+        for k in keep:
+            table.add_column(f"k={report.columns[k].partition('@')[2]}", justify="right")
+        for label, n, values in report.rows():
+            table.add_row(label, str(n), *[f"{values[k]:.3f}" for k in keep])
+        console.print(table)
     data = report.to_dict()
     if budgeted is not None:
         data["budget"] = budgeted
