@@ -75,6 +75,8 @@ PROBLEMS: dict[type[e.AgentMemoryError], ProblemType] = {
     e.StoreError: ProblemType(503, "Store Unavailable", "store"),
     e.NotAStoreError: ProblemType(500, "Not A Store", "not-a-store"),
     e.CorruptStoreError: ProblemType(500, "Corrupt Store", "corrupt-store"),
+    # Raised by the CLI's read-only commands: a service opens its store before serving.
+    e.StoreNotFoundError: ProblemType(500, "Store Not Found", "store-not-found"),
     e.EmbeddingMismatchError: ProblemType(500, "Embedding Mismatch", "embedding-mismatch"),
     e.SchemaVersionError: ProblemType(500, "Schema Version", "schema-version"),
     e.RecordNotFoundError: ProblemType(404, "Not Found", "not-found"),
