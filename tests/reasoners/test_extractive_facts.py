@@ -433,24 +433,6 @@ def test_a_later_i_is_singular_they_when_nothing_plural_comes_between() -> None:
                            ) == "Joanna was glad they could go."
 
 
-def test_verbs_coordinated_with_the_speakers_verb_agree_too() -> None:
-    """A present-tense verb after "and"/"or" shares the rewritten subject and takes its -s
-    form ("swim, and have long lunches" -> "and has"); one after another subject ("my husband
-    cleans", "the way you cook and clean") keeps its own, and so does a word that came
-    before, whose tag may be the other use's ("love the hope and love theme")."""
-    assert texts(turn("I mostly play chess, swim, and have long lunches with my brother.",
-                      speaker="Lars")) == [
-        "Lars mostly plays chess, swim, and has long lunches with their brother."]
-    assert texts(turn("I love the hope and love theme of the film.", speaker="Lars")) == [
-        "Lars loves the hope and love theme of the film."]
-    assert to_third_person("I paint and sing in a choir.", "Nadia",
-                           {"i": "PRP", "paint": "VBP", "and": "CC", "sing": "VBP"}) == (
-        "Nadia paints and sings in a choir.")
-    assert to_third_person("I love the way you cook and clean.", "Nadia",
-                           {"i": "PRP", "love": "VBP", "you": "PRP", "cook": "VBP",
-                            "clean": "VBP"}) == "Nadia loves the way you cook and clean."
-
-
 def test_agreement_skips_adverbs_and_quantifiers_the_parse_tags() -> None:
     """A word the parse tags as an adverb or a quantifier is not the verb: "I maybe start"
     becomes "maybe starts", never "maybes start"."""

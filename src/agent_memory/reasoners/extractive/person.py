@@ -21,9 +21,7 @@ of the sentence is kept verbatim):
   its -s form and any other tag stays, so "we need" becomes "Priya needs" although "need"
   ends like a past form; without tags a word list and the -ed ending decide. A verb after an
   inverted auxiliary ("What can I say") and a past form ("roasted"; "hurt" beside a past
-  verb) stay. A present-tense verb the parse tags after "and"/"or" shares the subject and
-  agrees too ("I play chess and have long lunches" -> "plays ... and has"), up to a word
-  that may open a clause with another subject ("the way you cook and clean").
+  verb) stay.
 - "my <noun phrase> and I" becomes "<name> and <possessive> <noun phrase>" ("Priya and her
   husband"; "their" when the pronouns are unknown), and later we/us/our refer to that group.
 - A clause coordinated with the sentence's own subject drops the repeated subject
@@ -230,39 +228,10 @@ def _agree(tokens: list[str], subject: int, tags: Mapping[str, str] | None = Non
         )  # "roasted", "I swam" (tagged VBP), "when I hurt" beside a past verb
         if tag in ("VBP", "VB") and not past:
             tokens[j] = _s_form(low)
-            _agree_coordinated(tokens, j, tags, low)
     elif low in _KEEP_VERB or low.endswith("ed") or "'" in low or verb[0].isupper():
         return
     else:
         tokens[j] = _s_form(low)
-
-
-_OTHER_SUBJECT = frozenset(("PRP", "WP", "WDT", "WRB", "IN", "EX"))
-"""Tags of a word that may open a clause with another subject (a pronoun, a wh-word, a
-subordinator): verb agreement for the speaker stops there."""
-
-
-def _agree_coordinated(tokens: list[str], verb: int, tags: Mapping[str, str],
-                       base: str) -> None:
-    """Put the present-tense verbs coordinated with the agreed ``verb`` (``base``: its form
-    before agreement) in agreement too: a word the parse tags ``VBP`` right after "and"/"or"
-    shares the subject ("I watch films and have game nights" -> "watches films and has game
-    nights"). The search stops at the end of the sentence or at a word that may open another
-    clause with its own subject (a pronoun, a wh-word, a subordinator: "I cook and they
-    clean", "the way you cook and clean"). ``tags`` holds a word's first tag only, so the verb
-    itself or a word seen before is left as it is ("loves the hope and love theme")."""
-    previous = ""
-    for j in range(verb + 1, len(tokens)):
-        low = tokens[j].lower()
-        if not low or low.isspace():
-            continue
-        if low in (".", "!", "?", ";", ":") or tags.get(low, "") in _OTHER_SUBJECT and low not in (
-                "and", "or"):
-            return
-        if previous in ("and", "or") and tags.get(low) == "VBP" and "'" not in low and low != base \
-                and not any(t.lower() == low for t in tokens[:j]):  # seen: the first's tag
-            tokens[j] = _THIRD_SINGULAR.get(low) or _s_form(low)
-        previous = low
 
 
 _PLURAL_BE = {"am": "are", "was": "were"}
