@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -217,6 +218,11 @@ class Settings(BaseSettings):
         path = _config_file()
         if path is not None and not path.exists():
             raise ConfigError(f"config file {path} does not exist (AGENT_MEMORY_CONFIG)")
+        if path is not None:
+            try:
+                tomllib.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+                raise ConfigError(f"cannot read config file {path}: {exc}") from exc
         try:
             return cls(**clean)
         except ValidationError as exc:
@@ -226,5 +232,4 @@ class Settings(BaseSettings):
             )
             raise ConfigError(f"invalid settings: {problems}") from exc
         except (OSError, ValueError) as exc:
-            source = f" from {path}" if path is not None else ""
-            raise ConfigError(f"cannot read settings{source}: {exc}") from exc
+            raise ConfigError(f"cannot read settings: {exc}") from exc

@@ -19,8 +19,8 @@ Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it:
     ├── ConfigError                a setting that cannot be used (bad value, missing key)
     ├── StoreError                 the store could not do what was asked
     │   ├── NotAStoreError         the file is not an agent-memory store (or is corrupt)
-    │   │   └── CorruptStoreError  the file failed its integrity check on open (nothing written)
-    │   ├── StoreNotFoundError     no store at the path a command that only reads was given
+    │   │   ├── CorruptStoreError  the file failed its integrity check on open (nothing written)
+    │   │   └── StoreNotFoundError no file at the path a command needing a store was given
     │   ├── EmbeddingMismatchError the store was built with another embedding model
     │   ├── SchemaVersionError     the store is newer than this library
     │   ├── RecordNotFoundError    no record with that id in the user's partition
@@ -85,10 +85,10 @@ class NotAStoreError(StoreError):
     """The file exists but is not an agent-memory store, or it is corrupt."""
 
 
-class StoreNotFoundError(StoreError):
-    """No store at the path given to a command that only reads (``search``, ``facts``, ...):
-    it refuses to create an empty one, so a mistyped ``--store`` is not read as "no
-    memories"."""
+class StoreNotFoundError(NotAStoreError):
+    """No file at the store path given to a command that needs an existing store
+    (``search``, ``facts``, ``restore``, ...): it refuses to create an empty one, so a
+    mistyped ``--store`` is not read as "no memories"."""
 
 
 class CorruptStoreError(NotAStoreError):

@@ -143,6 +143,7 @@ def test_history_shows_the_audit_events_of_a_retired_and_restored_fact(tmp_path)
     assert result.exit_code == 0, result.output
     assert "replaced by" in result.output and "Portland" in result.output
     assert "superseded" in result.output and "contradict" in result.output
+    assert "P(contradiction)" in result.output  # the decision's rationale, in its column
     assert runner.invoke(app, ["restore", fact_id, *base]).exit_code == 0
     result = runner.invoke(app, ["history", fact_id, *base])
     assert result.exit_code == 0, result.output

@@ -169,11 +169,12 @@ def test_ingest_of_hostile_files_is_one_line_exit_2(seeded, tmp_path):
 @pytest.mark.parametrize("args", [
     ["search", "hello"], ["memories"], ["facts"], ["profile"], ["history", "fact_x"],
     ["ask", "where do I live?"], ["recall", "a trip"], ["context", "--session", "s1"],
-    ["summary", "--thread", "t1"],
+    ["summary", "--thread", "t1"], ["restore", "fact_x"],
 ])
-def test_a_command_that_only_reads_refuses_a_missing_store(tmp_path, args):
+def test_a_command_that_needs_a_store_refuses_a_missing_one(tmp_path, args):
     """A mistyped ``--store`` (or a missing folder) is a StoreNotFoundError naming the path,
-    exit 2, and no file or folder is made: not an empty result read as "no memories"."""
+    exit 2, and no file or folder is made: not an empty result read as "no memories"; a path
+    that cannot even be checked (a name too long) is a StoreError, also one line."""
     missing = tmp_path / "no" / "such.db"
     result = runner.invoke(app, [*args, "--user", "u1", "--store", str(missing)])
     assert result.exit_code == 2, result.output
@@ -181,3 +182,5 @@ def test_a_command_that_only_reads_refuses_a_missing_store(tmp_path, args):
     assert not (tmp_path / "no").exists()
     result = runner.invoke(app, [*args, "--user", "u1", "--store", f"sqlite:{missing}"])
     assert result.exit_code == 2 and "StoreNotFoundError" in result.output
+    result = runner.invoke(app, [*args, "--user", "u1", "--store", str(tmp_path / ("a" * 300))])
+    assert result.exit_code == 2 and "StoreError" in result.output, result.output

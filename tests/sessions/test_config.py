@@ -43,8 +43,13 @@ def test_a_config_file_that_is_not_toml_is_named_in_the_error(tmp_path, monkeypa
     path = tmp_path / "agent-memory.toml"
     path.write_text("k_turn_buffer = = 3\n")
     monkeypatch.setenv("AGENT_MEMORY_CONFIG", str(path))
-    with pytest.raises(ConfigError, match=f"cannot read settings from {path}"):
+    with pytest.raises(ConfigError, match=f"cannot read config file {path}"):
         Settings.load()
+    path.write_text("k_turn_buffer = 3\n")  # a bad environment value is not blamed on the file
+    monkeypatch.setenv("AGENT_MEMORY_INSIGHT_CATEGORIES", "[bad")
+    with pytest.raises(ConfigError) as caught:
+        Settings.load()
+    assert str(path) not in str(caught.value)
 
 
 def test_defaults_are_the_seed_values(monkeypatch):

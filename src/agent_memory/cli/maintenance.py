@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from .options import AsOfOpt, StoreOpt, UserOpt, reading
 from .reasoner_options import (
@@ -124,11 +125,11 @@ def register(app: typer.Typer) -> None:
         for label, facts in (("replaced", found.replaced), ("replaced by", found.replaced_by)):
             for fact in facts:
                 console.print(f"  {label}: {_fact_line(fact)}", markup=False)
-        table = Table("at", "action", "detail")
+        table = Table("at", "action", "reason", "why", "other facts")
         for event in found.events:
-            detail = event.model_dump(mode="json", exclude={"at", "action"}, exclude_none=True,
-                                      exclude_defaults=True)
-            table.add_row(f"{event.at:%Y-%m-%d %H:%M}", event.action, json.dumps(detail)[:120])
+            why = event.evidence.get("rationale") or json.dumps(event.evidence)[:120]
+            table.add_row(f"{event.at:%Y-%m-%d %H:%M}", event.action, event.reason or "",
+                          Text(str(why)), ", ".join(event.ids))  # Text: never read as markup
         console.print(table)
 
     @app.command()

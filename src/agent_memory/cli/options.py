@@ -31,25 +31,33 @@ UserOpt = Annotated[str, typer.Option("--user", "-u", help="The user id (partiti
 
 
 def reading(store: str | None, **overrides: Any) -> Settings:
-    """The settings of a command that only reads ``store`` (``--store``, else
+    """The settings of a command that needs an existing ``store`` (``--store``, else
     ``AGENT_MEMORY_STORE`` or the default path), with ``overrides``.
 
     Raises:
         StoreNotFoundError: ``store`` is a SQLite path (or ``sqlite:PATH``) with no file there:
             a mistyped path would otherwise create an empty store and read as "no memories".
+        StoreError: the path cannot be checked (a name too long, an unreadable folder).
         ConfigError: a setting cannot be used.
     """
     from ..config import Settings
-    from ..errors import StoreNotFoundError
+    from ..errors import StoreError, StoreNotFoundError
     from ..stores import store_scheme
 
     settings = Settings.load(store=str(store) if store else None, **overrides)
     scheme = store_scheme(settings.store)
     path = settings.store[len("sqlite:"):] if scheme == "sqlite" else settings.store
-    if scheme in (None, "sqlite") and "\x00" not in path and not Path(path).exists():
+    if scheme not in (None, "sqlite") or "\x00" in path:
+        return settings  # another backend, or a path the store refuses with its own error
+    try:
+        found = Path(path).exists()
+    except OSError as exc:  # a name too long, a folder that cannot be read
+        raise StoreError(f"cannot open store {path}: {exc}") from exc
+    if not found:
         raise StoreNotFoundError(
-            f"no store at {settings.store}: check --store (or AGENT_MEMORY_STORE); a store is "
-            "made by ingest, chat, demo or the library's writes")
+            f"no store at {settings.store}: check --store (or AGENT_MEMORY_STORE, or the "
+            "store of agent-memory.toml); a store is made by ingest, chat, demo --store PATH "
+            "or the library's writes")
     return settings
 
 

@@ -48,7 +48,8 @@ def _import(module_name: str):
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         here = os.getcwd()
-        if exc.name != module_name.partition(".")[0] or here in sys.path:
+        if here in sys.path or not exc.name or not (
+                module_name == exc.name or module_name.startswith(exc.name + ".")):
             raise
         sys.path.insert(0, here)
         return importlib.import_module(module_name)
