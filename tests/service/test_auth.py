@@ -168,3 +168,7 @@ def test_keys_commands_create_list_revoke(tmp_path) -> None:
     both = runner.invoke(cli, ["keys", "create", "--tenant", "acme", "--admin", "--user", "a",
                                "--store", store])
     assert both.exit_code == 2 and "exactly one" in both.output
+    elsewhere = str(tmp_path / "typo.db")  # another store's key file: said, not just empty
+    listed = runner.invoke(cli, ["keys", "list", "--store", elsewhere], env={"COLUMNS": "300"})
+    assert listed.exit_code == 0 and f"no API key file at {elsewhere}.keys.db" in listed.output
+    assert key_id not in listed.output

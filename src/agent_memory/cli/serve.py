@@ -120,8 +120,13 @@ def register(app: typer.Typer) -> None:
     @handles_errors
     def keys_list(store: StoreOpt = None, keys: KeysOpt = None) -> None:
         """List the API keys (ids and scopes; never the secrets)."""
-        table = Table("id", "tenant", "scope", "name", "created", "revoked")
-        for key in _key_store(store, keys).list():
+        found = _key_store(store, keys)
+        if not found.path.exists():
+            err_console.print(f"no API key file at {found.path} (the keys of --store or --keys; "
+                              "create one with `agent-memory keys create`)", markup=False)
+        table = Table("id", "tenant", "scope", "name", "created", "revoked",
+                      title=f"API keys in {found.path}")
+        for key in found.list():
             scope = key.scope
             what = ("admin" if scope.admin else f"prefix {scope.user_prefix}"
                     if scope.user_prefix else "users " + ", ".join(scope.users))
