@@ -159,7 +159,7 @@ def test_eval_locomo_tables_fit_80_columns(tmp_path):
         "qa": [{"question": "Where did A move?", "answer": "Oslo", "evidence": ["D1:1"],
                 "category": 1}],
         "conversation": {"speaker_a": "A", "speaker_b": "B",
-                         "session_1_date_time": "1:56 pm on 8 May, 2023",
+                         "session_1_date_time": "10:15 am on 3 June, 2024",
                          "session_1": [
                              {"speaker": "A", "dia_id": "D1:1", "text": "I moved to Oslo."},
                              {"speaker": "B", "dia_id": "D1:2", "text": "How is the weather?"}]},
