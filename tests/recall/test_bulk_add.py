@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_memory.errors import MissingScopeError
+from agent_memory.errors import InvalidInputError, MissingScopeError
 from agent_memory.models import Fact, RecordKind
 from agent_memory.stores.base import RecordQuery
 
@@ -52,6 +52,10 @@ async def test_all_failed_writes_nothing_and_blank_user_raises(memory):
     assert await memory.store.count("u1", RecordQuery()) == 0
     with pytest.raises(MissingScopeError):
         await memory.add_memories(" ", [{"content": "x"}])
+    for text in ("Ana likes tea.", b"Ana likes tea."):  # not one item per character
+        with pytest.raises(InvalidInputError, match="not a string"):
+            await memory.add_memories("u1", text)
+    assert await memory.store.count("u1", RecordQuery()) == 0
 
 
 async def test_bindings_are_per_user_and_idempotent(memory):

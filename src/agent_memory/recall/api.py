@@ -112,8 +112,13 @@ class RecallAPI:
 
         Raises:
             MissingScopeError / InvalidScopeError: a bad ``user_id`` (nothing is written).
+            InvalidInputError: ``items`` is a string or bytes, not a collection of items
+                (nothing is written).
         """
         require_scope(user_id)
+        if isinstance(items, (str, bytes)):  # would be read as one item per character
+            raise InvalidInputError("items must be a list of memories (a dict or MemoryInput "
+                                    "each), not a string")
         await self.connect()  # type: ignore[attr-defined]
         return await add_memories(self.components, user_id, items)
 
