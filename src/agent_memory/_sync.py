@@ -147,6 +147,8 @@ class Memory(SyncFacade):
 
         Raises:
             MissingScopeError / InvalidScopeError: a bad ``user_id`` (nothing is written).
+            InvalidInputError: ``items`` is a string or bytes, not a collection of items
+                (nothing is written).
         """
         return self._run(self._async.add_memories(user_id, items))
 
