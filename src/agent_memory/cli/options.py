@@ -43,11 +43,11 @@ def reading(store: str | None, **overrides: Any) -> Settings:
     from ..config import Settings
     from ..errors import StoreError, StoreNotFoundError
     from ..stores import store_scheme
+    from ..stores.builtin import sqlite_path
 
     settings = Settings.load(store=str(store) if store else None, **overrides)
-    scheme = store_scheme(settings.store)
-    path = settings.store[len("sqlite:"):] if scheme == "sqlite" else settings.store
-    if scheme not in (None, "sqlite") or "\x00" in path:
+    path = sqlite_path(settings.store)
+    if store_scheme(settings.store) not in (None, "sqlite") or "\x00" in path:
         return settings  # another backend, or a path the store refuses with its own error
     try:
         found = Path(path).exists()

@@ -14,6 +14,12 @@ from ..errors import ConfigError
 from .base import MemoryStore
 
 
+def sqlite_path(spec: str) -> str:
+    """The file path of a SQLite store spec: ``spec`` without a leading ``sqlite:`` (any
+    case), else ``spec`` itself (a bare path)."""
+    return spec[len("sqlite:"):] if spec[:7].lower() == "sqlite:" else spec
+
+
 def sqlite(spec: str, /, *, vector_index: str = "pca", text_match_budget: int | None = None,
            **_: Any) -> MemoryStore:
     """The SQLite store at ``spec`` (a file path, or ``sqlite:PATH``).
@@ -22,7 +28,7 @@ def sqlite(spec: str, /, *, vector_index: str = "pca", text_match_budget: int | 
         ConfigError: the path is empty or holds a NUL byte, or ``vector_index`` is unknown
             or unavailable.
     """
-    path = spec[len("sqlite:"):] if spec[:7].lower() == "sqlite:" else spec
+    path = sqlite_path(spec)
     if not path:
         raise ConfigError("store path is empty")
     if "\x00" in path:
