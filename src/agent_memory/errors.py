@@ -82,7 +82,9 @@ class StoreError(AgentMemoryError):
 
 
 class NotAStoreError(StoreError):
-    """The file exists but is not an agent-memory store, or it is corrupt."""
+    """The file is not an agent-memory store: another program's, corrupt
+    (:class:`CorruptStoreError`) or, for a command that needs an existing store, absent
+    (:class:`StoreNotFoundError`)."""
 
 
 class StoreNotFoundError(NotAStoreError):

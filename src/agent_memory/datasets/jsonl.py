@@ -84,7 +84,8 @@ def parse_turn_line(obj: Any, *, where: str = "line", position: int = 0) -> Turn
             where one fits (``MissingScopeError``, ``EmptyContentError``, ``UnknownRoleError``).
     """
     if not isinstance(obj, dict):
-        hint = " (a LoCoMo JSON file is read with the locomo format)" if isinstance(obj, list) else ""
+        hint = (" (a LoCoMo JSON file is read with the locomo format)"
+                if isinstance(obj, list) else "")
         raise _line_error(where, f"expected a JSON object, got {type(obj).__name__}{hint}")
     unknown = sorted(set(obj) - _ALLOWED)
     if unknown:
