@@ -339,3 +339,38 @@ def test_a_claim_of_the_speaker_needs_no_noun_when_its_verb_says_it():
     for text in ("I agree completely.", "I really love it.", "I can relate."):
         assert not candidate(first(text)), text
     assert not candidate(first("They retired early."))  # someone else's claim
+
+
+def test_focus_adverbs_that_point_back_are_left_out():
+    """"too", "also", "even" and "as well" add the claim to something said before; the fact
+    stands alone without them, and a comma after one stays."""
+    assert _clauses("I've been learning the guitar too.") == [
+        ("self", "I've been learning the guitar")]
+    assert _clauses("I also run a small bakery.") == [("self", "I run a small bakery")]
+    assert _clauses("I even found a flat near the river.") == [
+        ("self", "I found a flat near the river")]
+    assert _clauses("I volunteer at the shelter as well.") == [
+        ("self", "I volunteer at the shelter")]
+    assert _clauses("I'm getting fitter too, just walking every day.") == [
+        ("self", "I'm getting fitter, just walking every day")]
+    # not when they qualify another word
+    assert _clauses("I have too much homework.") == [("self", "I have too much homework")]
+    assert _clauses("I was even more nervous at the second interview.") == [
+        ("self", "I was even more nervous at the second interview")]
+
+
+def test_a_command_to_the_listener_after_a_comma_is_not_the_speakers_claim():
+    def claims(text: str) -> list[tuple[str, str]]:
+        return [c for c in _clauses(text) if c[0] != "other"]
+
+    assert claims("I made a cake, check it out!") == [("self", "I made a cake")]
+    assert claims("I made a quilt for my niece, check it out!") == [
+        ("self", "I made a quilt for my niece")]
+    assert claims("I've done an oil painting too, take a look!") == [
+        ("self", "I've done an oil painting")]
+    # after a present verb, a base form is the next verb of a list
+    for text, verbs in (("We bake bread, sing songs and play cards.", ("sing", "play")),
+                        ("We roast chestnuts, tell stories by the stove and just relax.",
+                         ("tell stories", "relax"))):
+        kept = " ".join(t for kind, t in _clauses(text) if kind == "group")
+        assert all(verb in kept for verb in verbs), kept

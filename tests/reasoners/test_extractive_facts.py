@@ -443,7 +443,7 @@ def test_agreement_skips_adverbs_and_quantifiers_the_parse_tags() -> None:
     assert to_third_person("We all find our own way.", john, {"all": "DT", "find": "VBP"}) == (
         "John all finds his own way.")
     assert texts(turn("I maybe even start a foundation someday.", speaker="John")) == [
-        "John maybe even starts a foundation someday."]
+        "John maybe starts a foundation someday."]  # "even" links to what was said before
 
 
 def test_colloquial_openers_and_contractions_read_as_standard_english() -> None:

@@ -8,7 +8,9 @@ pharmacist" (the coordinated verb shares the first subject, and the auxiliaries 
 needs); a consequence opened by "so" with its own subject is a clause of its own ("we moved in
 May, so the search starts over"). A clause keeps its verb's whole subtree except the
 coordinated clauses, the conjunction, interjections, vocatives, discourse words ("Yeah, Mel, so
-I ...") and a frame such as "since we last talked"; a comma or dash stays between two words it
+I ..."), a frame such as "since we last talked", focus adverbs that tie it to an earlier claim
+("too", "also", "even", "as well") and a command to the listener after a comma ("I made a cake,
+check it out"); a comma or dash stays between two words it
 keeps ("When I was a kid, I loved painting"). Its :attr:`Clause.kind` says whose claim it is:
 
 - ``self``: the subject is "I" (or "me" as in "Me and my wife ...");
@@ -43,6 +45,9 @@ _FINITE = ("VBD", "VBZ", "VBP", "MD")
 _DROP = ("intj", "punct", "cc", "discourse", "preconj", "meta")
 _DISCOURSE = word_set(
     "so well also anyway anyways actually honestly btw plus oh yeah yes wow hey ok okay")
+_ADDITIVE = word_set("too also even")
+"""Focus adverbs that add the clause to something said before ("I saw the game too", "I even
+found a place"): the fact stands alone without them."""
 _SELF = frozenset(("i", "me", "myself"))
 _OWN = frozenset(("my", "our", "mine", "ours"))
 _ANAPHORA = word_set("it that this these those them they one stuff everything there here")
@@ -269,14 +274,18 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str],
     tokens ``taken`` by a later clause (:func:`_stolen_subject`)."""
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
     skip: set[int] = set(taken)
+    dropped: set[int] = set()  # words left out whose commas stay ("creative too, just ...")
     for child in verb.children:
         if child.dep_ == "cc" and (joined := next(
                 (c for c in verb.children if c.dep_ == "conj" and c.i > child.i), None)
         ) is not None and joined.i not in heads:
             continue  # "and" before a predicate kept in this clause ("excited and scared")
         if (child.i in heads or child.dep_ in _DROP and not child.is_punct
-                or child.dep_ == "npadvmod" and child.lower_ in names or _since_we(child)):
+                or child.dep_ == "npadvmod" and child.lower_ in names or _since_we(child)
+                or _imperative_aside(child, verb)):
             skip.update(t.i for t in child.subtree)
+        elif _additive(child):
+            dropped.update(t.i for t in child.subtree)
         elif (child.i < verb.i and (child.dep_ == "advmod" and child.lower_ in _DISCOURSE
                                     or child.dep_ == "mark" and child.lower_ in ("so", "that")
                                     and verb.dep_ == "advcl")
@@ -285,6 +294,7 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str],
     tokens = sorted((t for t in verb.subtree if t.i not in skip and not _named(t, names)
                      and not t.is_space), key=lambda t: t.i)  # a non-projective parse too
     kept = {t.i for t in tokens}  # a comma or dash stays between two words kept
+    tokens = [t for t in tokens if t.i not in dropped]
     tokens = [t for t in tokens if not t.is_punct or t.text in _QUOTES or t.text == "%" or (
         {t.i - 1, t.i + 1} <= kept if t.text in ",;:-\u2013\u2014" else t.head != verb)]
     if sum(t.text in _QUOTES for t in tokens) % 2:  # a quotation the clause cuts: no marks
@@ -297,6 +307,45 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str],
         # a dangling "research and", "through a lot, yet", "and, well"
         tokens.pop()
     return tokens, subject
+
+
+_NOT_BASE = ("VBD", "VBZ", "VBN")
+"""Verb forms that differ from the base form: a base form after one is not a list of the same
+subject's verbs."""
+_ASIDE_MARKS = (",", ";", "-", "\u2013", "\u2014")
+
+
+def _imperative_conjunct(verb: Any) -> bool:
+    """A bare command joined by a comma alone to a verb in the past or third person ("I made
+    a cake, check it out"): the listener is told to do it; it does not share the speaker's
+    subject. After a present verb the base form is a list ("we roast marshmallows, tell
+    stories and ...")."""
+    head = verb.head
+    return (verb.dep_ == "conj" and verb.tag_ == "VB" and head.tag_ in _NOT_BASE
+            and verb.doc[verb.i - 1].text == ","  # not "we roast, tell, ..."
+            and not any(c.dep_ in (*_SUBJECTS, "aux", "cc", "conj") for c in verb.children)
+            and not any(c.dep_ == "cc" and head.i < c.i < verb.i for c in head.children))
+
+
+def _imperative_aside(child: Any, verb: Any) -> bool:
+    """A bare command to the listener loosely attached after a comma to a verb in the past or
+    third person ("I've done a painting, take a look"): addressed to the listener, not part
+    of the speaker's claim."""
+    return (child.dep_ in ("dep", "parataxis") and child.tag_ == "VB" and child.i > verb.i
+            and verb.tag_ in _NOT_BASE and child.doc[child.i - 1].text in _ASIDE_MARKS
+            and all(t.is_punct for t in child.doc[child.left_edge.i:child.i])
+            and not any(c.dep_ in (*_SUBJECTS, "aux", "cc", "conj") for c in child.children))
+
+
+def _additive(child: Any) -> bool:
+    """A focus adverb of the verb that links its clause to an earlier one: "too", "also",
+    "even" or "as well" ("I've been painting too" -> "I've been painting"; not "too much")."""
+    if child.dep_ != "advmod" or any(c.dep_ != "advmod" for c in child.children):
+        return False
+    children = [c.lower_ for c in child.children]
+    if child.lower_ in ("as", "well"):  # either word may head "as well"
+        return children == [{"as": "well", "well": "as"}[child.lower_]]
+    return child.lower_ in _ADDITIVE and not children
 
 
 def group_of(doc: Any) -> str | None:
@@ -334,13 +383,17 @@ def _since_we(clause: Any) -> bool:
 
 def words_of(tokens: list[Any]) -> str:
     """The tokens' text, spaced as the original and where a token was left out (not before a
-    closing quotation mark), a spoken indefinite "this" written "a" ("I met a nice couple":
+    closing quotation mark or a comma), a spoken indefinite "this" written "a" ("I met a nice couple":
     :func:`.reference.indefinite`)."""
     out, quoting = [], False
     for token, following in zip(tokens, [*tokens[1:], None], strict=True):
         quoting ^= token.text in _QUOTES
-        gap = following is not None and (token.whitespace_ or following.i != token.i + 1
-                                         and not (quoting and following.text in _QUOTES))
+        if following is None:
+            gap = False
+        elif following.i == token.i + 1:
+            gap = bool(token.whitespace_)
+        else:  # words left out between: a space, not before a closing mark or a comma
+            gap = not (quoting and following.text in _QUOTES) and following.text not in ",;:.!?"
         word = article(token) if indefinite(token) else token.text  # "this amazing woman"
         out.append(word + (" " if gap else ""))
     return "".join(out).strip()
@@ -372,6 +425,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 if verb.i in stolen:
                     subject = stolen[verb.i]
                     tokens = sorted([*subject.subtree, *tokens], key=lambda t: t.i)
+                if subject is None and _imperative_conjunct(verb):
+                    continue
                 if subject is None and verb.dep_ == "conj":
                     subject, lead = shared, _shared_lead(shared, verb)  # "... and work as"
                 else:
