@@ -4,11 +4,12 @@ Each sentence of a user turn is cleaned (leading interjections, labels and vocat
 relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses
 (:mod:`.parse`). A learned decision (:mod:`.select`) gives each clause the probability that it
 is worth a fact, scaled down for a side remark of its turn (:func:`salience`); the clauses
-scoring >= :data:`FACT_THRESHOLD` are kept (at most :data:`FACTS_PER_TURN` per turn), and each is
-rewritten in the third person (:mod:`.person`): "I live in Boston and work as a pharmacist"
-said by Kai gives "Kai lives in Boston." and "Kai works as a pharmacist."; "I went to a LGBTQ
-support group yesterday and it was so powerful" said by Caroline on 8 May 2023 gives "Caroline
-went to a LGBTQ support group on 7 May 2023."
+scoring >= :data:`FACT_THRESHOLD` are kept (at most :data:`FACTS_PER_TURN` per turn), an "it" or
+"this <noun>" in each is replaced by what it stands for in the talk before when that is clear
+(:mod:`.antecedents`), and each is rewritten in the third person (:mod:`.person`): "I live in
+Boston and work as a pharmacist" said by Kai gives "Kai lives in Boston." and "Kai works as a
+pharmacist."; "I went to a LGBTQ support group yesterday and it was so powerful" said by
+Caroline on 8 May 2023 gives "Caroline went to a LGBTQ support group on 7 May 2023."
 
 "we" is the group the turn names ("my teammates and I" -> "John and their teammates"), else the
 speaker's family while it is in the talk (:func:`turn_speakers`), else the speaker alone.
@@ -33,6 +34,7 @@ import numpy as np
 from ...models import Role, Turn, normalize_text
 from ...text.dates import resolve_dates
 from ..base import FactDraft, FactExtraction
+from .antecedents import Context, resolve_references
 from .embedded import embedded_clauses
 from .parse import Clause, clauses, group_of, parse
 from .person import (
@@ -324,13 +326,17 @@ def _rewrite(clause: Clause, speaker: Speaker, past: bool = False) -> str:
 def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, Speaker],
              embed: Embed | None = None) -> list[FactDraft]:
     pending = []  # (turn, sentence with dates resolved, after a dash), in order
+    said: dict[str, list[str]] = {}  # turn id -> its sentences
+    where: list[int] = []  # the number of each pending sentence in its turn
     for turn in (t for t in turns if t.role == Role.USER):
-        for k, raw in ((k, p) for s in split_sentences(spoken(turn.content))
-                       for k, p in enumerate(_DASH.split(s))):
+        said[turn.id] = split_sentences(spoken(turn.content))
+        for n, k, raw in ((n, k, p) for n, s in enumerate(said[turn.id])
+                          for k, p in enumerate(_DASH.split(s))):
             sentence = clean_sentence(_trim_symbols(raw), names)
             if sentence and not sentence.endswith("?") and (
                     _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
+                where.append(n)
     docs = parse([r.text for _, r, _ in pending])
     groups: dict[str, str] = {}
     for (turn, _, _), doc in zip(pending, docs, strict=True):
@@ -338,14 +344,14 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             groups.setdefault(turn.id, group)
     who = turn_speakers(turns, speakers, groups)
     candidates = [  # no subject supplied after a dash: "My sister - the one in Boston - had a baby"
-        (turn, resolved, clause)
-        for (turn, resolved, aside), doc, found in zip(pending, docs, clauses(docs, names),
-                                                       strict=True)
+        (turn, resolved, clause, n)
+        for (turn, resolved, aside), n, doc, found in zip(pending, where, docs,
+                                                          clauses(docs, names), strict=True)
         for clause in [*found, *embedded_clauses(doc, found)]
         if candidate(clause) and not (aside and clause.kind == "none")
         and not unnamed_group(clause.text, clause.sentence, who[turn.id])]
-    vectors, cosines = _centrality(candidates, embed)
-    probabilities = worth([c for _, _, c in candidates], embed, vectors)
+    vectors, cosines = _centrality([c[:3] for c in candidates], embed)
+    probabilities = worth([c for _, _, c, _ in candidates], embed, vectors)
     chosen: dict[str, list[tuple[float, int]]] = {}
     for index, (p, cosine) in enumerate(zip(probabilities, cosines, strict=True)):
         if (score := salience(p, cosine)) >= FACT_THRESHOLD:
@@ -355,9 +361,11 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         best = sorted(chosen.get(turn.id, []), reverse=True)[:FACTS_PER_TURN]
         for _, index in sorted(best, key=lambda pair: pair[1]):
             p = probabilities[index]
-            _, resolved, clause = candidates[index]
+            _, resolved, clause, n = candidates[index]
             day = next((m.date for m in resolved.mentions if m.date and re.sub(  # the clause's own
                 r"(?i)^(?:on|in) ", "", m.replacement) in clause.text), None)  # ("... in 2020")
+            clause = replace(clause, text=resolve_references(
+                clause.text, _context(turns, turn, said, n)))
             text = _rewrite(clause, who[turn.id],
                             past=day is not None and day < turn.created_at.date())
             category = categorize(clause.text)
@@ -368,6 +376,19 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
                 importance=score_importance(text, category, day is not None),
                 occurred_at=day.isoformat() if day else None))
     return facts
+
+
+def _context(turns: Sequence[Turn], turn: Turn, said: Mapping[str, list[str]],
+             number: int) -> list[Context]:
+    """What was said before sentence ``number`` of ``turn``, oldest first: the other
+    speaker's turn right before it, then the turn's own earlier sentences."""
+    index = next(i for i, t in enumerate(turns) if t.id == turn.id)
+    before: list[Context] = []
+    if index and speaker_name(previous := turns[index - 1]) != speaker_name(turn):
+        speaker = speaker_name(previous) if previous.role == Role.USER else None
+        before = [Context(text, own=False, speaker=speaker)
+                  for text in said.get(previous.id) or split_sentences(spoken(previous.content))]
+    return before + [Context(text, own=True) for text in said[turn.id][:number]]
 
 
 def speakers_of(turns: Sequence[Turn]) -> dict[str, Speaker]:

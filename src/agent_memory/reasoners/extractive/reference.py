@@ -111,6 +111,12 @@ def outside_reference(doc: Any, subject: str | None = None) -> str | None:
         subject: the person the fact is about: a pronoun after their name may be theirs
             (``None``: after the first proper noun).
     """
+    token = outside_token(doc, subject)
+    return None if token is None else token.text
+
+
+def outside_token(doc: Any, subject: str | None = None) -> Any | None:
+    """The token :func:`outside_reference` names (a spaCy ``Token``), or ``None``."""
     named = subject.split()[0].lower() if subject else None
     first = next((t.i for t in doc if (t.lower_ == named if named else t.pos_ == "PROPN")),
                  len(doc))
@@ -121,17 +127,17 @@ def outside_reference(doc: Any, subject: str | None = None) -> str | None:
                 continue
             if token.dep_ != "det" and _after_a_clause(token):
                 continue  # "Tim would like to retire by 60 if that's realistic"
-            return token.text
+            return token
         if word in ("it", "its") and not (word == "it" and (
                 _expletive_it(token) or _after_a_clause(token))) and not any(
                 t.pos_ == "NOUN" and t.lower_ not in _PERSON_NOUNS and t.ent_type_ not in _PEOPLE
                 for t in doc[:token.i]):  # "a cake with berries on it": the cake
-            return token.text
+            return token
         if word in _THIRD and token.i < first:
-            return token.text
+            return token
         if word in _CONNECTIVES and token.i == token.sent.start and token.head == token.sent.root:
-            return token.text  # not "So far, Tim has ...": there "so" modifies "far"
+            return token  # not "So far, Tim has ...": there "so" modifies "far"
         if word == "one" and token.pos_ in ("NOUN", "PRON") and any(
                 c.dep_ in ("det", "amod", "poss") for c in token.children):
-            return token.text
+            return token
     return None

@@ -1,0 +1,69 @@
+"""What "it" and "this <noun>" stand for in the talk before a fact (real spaCy model)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from agent_memory.models import Turn
+from agent_memory.reasoners.extractive.antecedents import Context, resolve_references
+from agent_memory.reasoners.extractive.facts import extract_facts
+
+WHEN = datetime(2024, 3, 14, 10, 0, tzinfo=UTC)
+
+
+def said(*lines: tuple[str, str]) -> list[Turn]:
+    return [Turn(id=f"t{n}", user_id="u1", thread_id="th1", role="user", speaker=speaker,
+                 content=text, created_at=WHEN)
+            for n, (speaker, text) in enumerate(lines)]
+
+
+def facts(*lines: tuple[str, str]) -> list[str]:
+    return [f.text for f in extract_facts(said(*lines)).facts]
+
+
+def test_it_is_the_thing_the_listener_asked_about():
+    assert facts(("Sam", "That teapot is lovely! Did you make it?"),
+                 ("Dana", "Yes, I made it in my ceramics class on Saturday.")) == [
+        "Dana made the teapot in their ceramics class on Saturday 9 March 2024."]
+
+
+def test_it_is_the_one_thing_named_in_the_sentence_before():
+    assert resolve_references("My aunt sewed it for my tenth birthday", [
+        Context("I treasure a few things, like my grandmother's quilt.", own=True)]) == (
+        "My aunt sewed my grandmother's quilt for my tenth birthday")
+
+
+def test_the_listeners_own_thing_is_named_as_theirs():
+    assert resolve_references("I borrowed it for the weekend", [
+        Context("I love my new camera.", own=False, speaker="Sam")]) == (
+        "I borrowed Sam's new camera for the weekend")
+    assert resolve_references("I borrowed it for the weekend", [
+        Context("Is your old bike still working?", own=False, speaker="Sam")]) == (
+        "I borrowed my old bike for the weekend")
+
+
+def test_it_stays_when_what_it_stands_for_is_not_clear():
+    two = [Context("We got a new sofa and a big mirror at the market.", own=True)]
+    assert resolve_references("I carried it home on the bus", two) == (
+        "I carried it home on the bus")
+    likeness = [Context("Wow, it looks like a real waterfall!", own=False, speaker="Sam")]
+    assert resolve_references("I painted it after my trip to Norway", likeness) == (
+        "I painted it after my trip to Norway")
+    general = [Context("What gave you the idea?", own=False, speaker="Sam")]
+    assert resolve_references("I painted it in one evening", general) == (
+        "I painted it in one evening")
+    assert resolve_references("I painted it in one evening", []) == (
+        "I painted it in one evening")
+
+
+def test_a_demonstrative_becomes_the_speakers_possessive_or_the():
+    assert resolve_references("I planted this garden with my dad", [
+        Context("Your garden looks amazing!", own=False, speaker="Sam")]) == (
+        "I planted my garden with my dad")
+    assert resolve_references("I finished this puzzle in two days", [
+        Context("What a picture!", own=False, speaker="Sam")]) == (
+        "I finished the puzzle in two days")
+    # a time or a described new thing is no reference
+    assert resolve_references("I met this amazing potter at the fair", [
+        Context("How was the fair?", own=False, speaker="Sam")]) == (
+        "I met this amazing potter at the fair")
