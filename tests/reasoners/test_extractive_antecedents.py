@@ -67,3 +67,13 @@ def test_a_demonstrative_becomes_the_speakers_possessive_or_the():
     assert resolve_references("I met this amazing potter at the fair", [
         Context("How was the fair?", own=False, speaker="Sam")]) == (
         "I met this amazing potter at the fair")
+
+
+def test_a_bare_this_as_object_is_resolved_as_it_is():
+    assert resolve_references("I painted this after my trip to the coast", [
+        Context("That seascape is stunning!", own=False, speaker="Sam")]) == (
+        "I painted the seascape after my trip to the coast")
+    # as a subject it mostly stands for an event
+    assert resolve_references("That was the best part of my week", [
+        Context("How was the concert?", own=False, speaker="Sam")]) == (
+        "That was the best part of my week")

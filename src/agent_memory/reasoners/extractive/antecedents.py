@@ -7,15 +7,16 @@ bowl", and the reader of the memory never saw the plate. :func:`resolve_referenc
 the first such word (:func:`.reference.outside_token`) of a clause, still in the speaker's
 own words, before it is put in the third person:
 
-- "it" or "its" becomes the one noun phrase that can stand for it in the nearest
-  sentence before it that has any: the clause's own turn first (its earlier sentences, last
-  first), then the other speaker's turn before it. A candidate is a phrase whose head is a
-  common noun of the pronoun's number, not a person, a time, a light noun ("idea", "way",
-  "thing") or the term of a comparison ("looks like a sunset"). Two candidates in that sentence leave the pronoun as it is: a wrong referent is
-  worse than a vague one (the nearest-sentence search with agreement filters is the core of
-  Hobbs's naive algorithm and of Lappin & Leass's salience ranking: J. R. Hobbs, "Resolving
-  pronoun references", *Lingua* 44, 1978; S. Lappin & H. J. Leass, "An algorithm for
-  pronominal anaphora resolution", *Computational Linguistics* 20(4), 1994).
+- "it" or "its", or "this"/"that" as an object ("I painted this"), becomes the one noun
+  phrase that can stand for it in the nearest sentence before it that has any: the clause's
+  own turn first (its earlier sentences, last first), then the other speaker's turn before
+  it. A candidate is a phrase whose head is a common noun of the pronoun's number, not a
+  person, a time, a light noun ("idea", "way", "thing") or the term of a comparison ("looks
+  like a sunset"). Two candidates in that sentence leave the pronoun as it is: a wrong
+  referent is worse than a vague one (the nearest-sentence search with agreement filters is
+  the core of Hobbs's naive algorithm and of Lappin & Leass's salience ranking: J. R. Hobbs,
+  "Resolving pronoun references", *Lingua* 44, 1978; S. Lappin & H. J. Leass, "An algorithm
+  for pronominal anaphora resolution", *Computational Linguistics* 20(4), 1994).
 - a demonstrative before a noun ("this bowl", "those dance classes") becomes the speaker's
   possessive when the talk called the thing the speaker's ("my studio" before, or "your
   studio" from the listener): "this studio" -> "my studio"; else "the" ("made the bowl in my
@@ -40,6 +41,9 @@ _PRONOUNS = {"it": "NN", "its": "NN"}
 """Pronouns resolved, with the tag of the noun each stands for (number agreement). Not
 "them" or "they", which stand for people as often as for things."""
 _DEMONSTRATIVES = word_set("this that these those")
+_BARE = word_set("this that")
+"""Demonstratives standing alone as the object of a verb ("I painted this after ...") are
+resolved as "it" is; as a subject ("that was the best part") they mostly stand for an event."""
 _LIGHT_NOUNS = word_set(
     "idea ideas thing things stuff way ways lot lots time times kind sort bit part one ones "
     "day days week weeks month months year years moment moments pic pics picture pictures "
@@ -92,6 +96,8 @@ def _spoken_by_self(chunk: Any, context: Context) -> str:
                     return ""
                 word = f"{context.speaker}'s"
         out.append(word + token.whitespace_)
+    if not any(t.dep_ in ("det", "poss") for t in chunk.root.children):
+        out.insert(0, "the ")  # "painting" in a parse that took "that" for a pronoun
     return "".join(out).strip()
 
 
@@ -149,8 +155,8 @@ def resolve_references(text: str, context: Sequence[Context]) -> str:
     if token is None:
         return text
     word = token.lower_
-    if word in _PRONOUNS:
-        phrase = _antecedent(_PRONOUNS[word], context)
+    if word in _PRONOUNS or word in _BARE and token.dep_ in ("dobj", "pobj"):
+        phrase = _antecedent(_PRONOUNS.get(word, "NN"), context)
         if phrase is None:
             return text
         if word == "its":
