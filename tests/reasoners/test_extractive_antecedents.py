@@ -100,3 +100,4 @@ def test_the_listeners_own_news_is_not_what_it_stands_for():
     assert resolve_references("I tried it at the new café", [
         Context("I baked an apple pie last night.", own=False, speaker="Sam")]) == (
         "I tried it at the new café")
+

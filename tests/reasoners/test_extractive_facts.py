@@ -577,3 +577,23 @@ def test_without_the_local_model_the_probability_alone_decides():
     said = turn("I work as a pharmacist at a small clinic downtown.", speaker="Kai")
     facts = extract_facts([said], embed=unavailable).facts
     assert [f.text for f in facts] == ["Kai works as a pharmacist at a small clinic downtown."]
+
+
+MARCH = datetime(2024, 3, 14, 10, 0, tzinfo=UTC)
+
+
+def dana(text: str) -> list[str]:
+    return texts(turn(text, speaker="Dana", when=MARCH))
+
+
+def test_a_past_clause_takes_the_one_past_date_of_its_sentence():
+    """"I went hiking last week and got lost": both happened that week."""
+    assert dana("I went hiking last week and got lost near the lake.") == [
+        "Dana went hiking the week before 14 March 2024.",
+        "The week before 14 March 2024, Dana got lost near the lake."]
+    assert dana("Last month I sprained my wrist and had to quit climbing.") == [
+        "In February 2024 Dana sprained their wrist.",
+        "In February 2024, Dana had to quit climbing."]
+    # a date of a phrase of its own, or a present clause, is not the sentence's time
+    assert dana("I've lived in Oslo since 2019 and teach maths at a school.") == [
+        "Dana has lived in Oslo since 2019.", "Dana teaches maths at a school."]

@@ -28,11 +28,12 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from datetime import date
 
 import numpy as np
 
 from ...models import Role, Turn, normalize_text
-from ...text.dates import resolve_dates
+from ...text.dates import ResolvedText, resolve_dates
 from ..base import FactDraft, FactExtraction
 from .antecedents import Context, resolve_references
 from .embedded import embedded_clauses
@@ -366,8 +367,13 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
                 r"(?i)^(?:on|in) ", "", m.replacement) in clause.text), None)  # ("... in 2020")
             clause = replace(clause, text=resolve_references(
                 clause.text, _context(turns, turn, said, n)))
+            frame = None if day is not None else _frame(resolved, clause, turn)
+            if frame is not None:
+                day = frame[0]
             text = _rewrite(clause, who[turn.id],
                             past=day is not None and day < turn.created_at.date())
+            if frame is not None:  # the time first, as the speaker's "Last month I ..."
+                text = f"{frame[1][:1].upper()}{frame[1][1:]}, {text}"
             category = categorize(clause.text)
             facts.append(FactDraft(
                 text=text, subject=speaker_name(turn), category=category, evidence=[turn.id],
@@ -376,6 +382,34 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
                 importance=score_importance(text, category, day is not None),
                 occurred_at=day.isoformat() if day else None))
     return facts
+
+
+_FRAME_BEFORE = re.compile(
+    r"(?i)\b(?:since|until|till|by|for|from|after|before|between|through|during|than|of|"
+    r"every|each|last|next)\s*$")
+"""A word before a date that makes it part of a phrase of its own ("since 2020", "by May"):
+such a date is not the time of the sentence's other clauses."""
+
+
+def _frame(resolved: ResolvedText, clause: Clause, turn: Turn) -> tuple[date, str] | None:
+    """The date of a past clause that names none, taken from its sentence's one past date
+    ("I went hiking last week and got into a bad spot with some people": the second clause
+    happened the same week; "Last month I got hurt and had to take a break"), with the phrase
+    to append ("the week before 25 August 2023", "on Friday 23 June 2023", "in July 2023");
+    ``None`` when the clause is not in the past, or the sentence has no such date or more
+    than one."""
+    dated = [m for m in resolved.mentions if m.date is not None]
+    if (clause.verb not in ("VBD", "VBN") or len(dated) != 1
+            or dated[0].date >= turn.created_at.date()):
+        return None
+    mention = dated[0]
+    at = resolved.text.find(mention.replacement)
+    if at < 0 or _FRAME_BEFORE.search(resolved.text[:at]):
+        return None
+    phrase = mention.replacement[:1].lower() + mention.replacement[1:]
+    if not re.match(r"(?:on|in|the|a|an|over)\b", phrase):
+        phrase = f"{'on' if mention.precision == 'day' else 'in'} {phrase}"
+    return mention.date, phrase
 
 
 def _context(turns: Sequence[Turn], turn: Turn, said: Mapping[str, list[str]],
