@@ -49,7 +49,7 @@ def test_it_stays_when_what_it_stands_for_is_not_clear():
     likeness = [Context("Wow, it looks like a real waterfall!", own=False, speaker="Sam")]
     assert resolve_references("I painted it after my trip to Norway", likeness) == (
         "I painted it after my trip to Norway")
-    general = [Context("What gave you the idea?", own=False, speaker="Sam")]
+    general = [Context("Where did that idea come from?", own=False, speaker="Sam")]
     assert resolve_references("I painted it in one evening", general) == (
         "I painted it in one evening")
     assert resolve_references("I painted it in one evening", []) == (
@@ -87,13 +87,13 @@ def test_phrases_that_name_nothing_and_set_phrases_are_left_alone():
     assert resolve_references("I shared it with my neighbours", no_thing) == (
         "I shared the bread with my neighbours")
     assert resolve_references("I entered it in the county fair", [
-        Context("It is a big deal.", own=True)]) == "I entered it in the county fair"
-    assert resolve_references("We gave it our all at the regional final", [
+        Context("That is a huge deal.", own=True)]) == "I entered it in the county fair"
+    assert resolve_references("We gave it everything at the regional final", [
         Context("The match was tough.", own=True)]) == (
-        "We gave it our all at the regional final")
-    assert resolve_references("Honestly its been a wild ride for me", [
+        "We gave it everything at the regional final")
+    assert resolve_references("Honestly its been a long road for me", [
         Context("The contest took months.", own=True)]) == (
-        "Honestly its been a wild ride for me")
+        "Honestly its been a long road for me")
 
 
 def test_the_listeners_own_news_is_not_what_it_stands_for():

@@ -366,8 +366,8 @@ def test_a_command_to_the_listener_after_a_comma_is_not_the_speakers_claim():
     assert claims("I made a cake, check it out!") == [("self", "I made a cake")]
     assert claims("I made a quilt for my niece, check it out!") == [
         ("self", "I made a quilt for my niece")]
-    assert claims("I've done an oil painting too, take a look!") == [
-        ("self", "I've done an oil painting")]
+    assert claims("I've finished a watercolour too, take a look!") == [
+        ("self", "I've finished a watercolour")]
     # after a present verb, a base form is the next verb of a list
     for text, verbs in (("We bake bread, sing songs and play cards.", ("sing", "play")),
                         ("We roast chestnuts, tell stories by the stove and just relax.",

@@ -587,10 +587,10 @@ def dana(text: str) -> list[str]:
 
 
 def test_a_past_clause_takes_the_one_past_date_of_its_sentence():
-    """"I went hiking last week and got lost": both happened that week."""
-    assert dana("I went hiking last week and got lost near the lake.") == [
-        "Dana went hiking the week before 14 March 2024.",
-        "The week before 14 March 2024, Dana got lost near the lake."]
+    """"I cycled to the coast last week and broke a spoke": both happened that week."""
+    assert dana("I cycled to the coast last week and broke a spoke on the way back.") == [
+        "Dana cycled to the coast the week before 14 March 2024.",
+        "The week before 14 March 2024, Dana broke a spoke on the way back."]
     assert dana("Last month I sprained my wrist and had to quit climbing.") == [
         "In February 2024 Dana sprained their wrist.",
         "In February 2024, Dana had to quit climbing."]

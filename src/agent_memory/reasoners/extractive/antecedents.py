@@ -1,9 +1,9 @@
 """Words of a fact that point outside it, replaced by what they stand for in the talk.
 
 A clause worth a fact often leans on what was said just before: "Did you make that plate?" /
-"Yeah, I made it in pottery class", "I've got a hand-painted bowl. A friend made it for my
-18th birthday", "I made this bowl in my class". On its own the note says "made it" or "this
-bowl", and the reader of the memory never saw the plate. :func:`resolve_references` rewrites
+"Yes, I knitted it over the winter", "I still keep my grandfather's watch. He wore it every
+day", "I built this shelf in woodwork class". On its own the note says "knitted it" or "this
+shelf", and the reader of the memory never saw the scarf. :func:`resolve_references` rewrites
 the first such word (:func:`.reference.outside_token`) of a clause, still in the speaker's
 own words, before it is put in the third person:
 
@@ -28,9 +28,9 @@ own words, before it is put in the third person:
   ("in this way", "this time") would break.
 
 Phrases that name no one thing ("no prob", "by any chance"), the predicate of "be" ("it is a
-big deal"), and the other speaker's own things told with "I" or "we" ("I baked an apple pie")
-are no candidates. The pronoun stays in a set phrase with a second object ("gave it our all")
-and when "its" is a misspelled "it's" ("its been a wild ride").
+huge deal"), and the other speaker's own things told with "I" or "we" ("I baked an apple pie")
+are no candidates. The pronoun stays in a set phrase with a second object ("gave it everything")
+and when "its" is a misspelled "it's" ("its been a long road").
 
 The phrase brought in is the speaker's: from the listener's turn, "your" is the speaker's
 "my", and a demonstrative is "the".
@@ -59,8 +59,8 @@ _LIGHT_NOUNS = word_set(
     "day days week weeks month months year years moment moments pic pics picture pictures "
     "photo photos shot shots snap question questions news something anything everything "
     "nothing feeling feelings sense look")
-"""Nouns too general to be what a pronoun stands for in a note ("What gave you the idea to
-paint it?": the idea is not what was painted), and the nouns of the photos a chat shares."""
+"""Nouns too general to be what a pronoun stands for in a note ("Where did you get the idea to
+carve it?": the idea is not what was carved), and the nouns of the photos a chat shares."""
 _PEOPLE = ("PERSON", "NORP", "DATE", "TIME")
 _SALIENT = ("nsubj", "nsubjpass", "dobj", "ROOT", "conj")
 """Grammatical roles of a phrase a pronoun can stand for: the subject or the object of its
@@ -179,12 +179,12 @@ def resolve_references(text: str, context: Sequence[Context]) -> str:
     is when there is none, or when what it stands for is not clear.
 
     Args:
-        text: the clause, first person ("I made it in pottery class").
+        text: the clause, first person ("I knitted it over the winter").
         context: the sentences said before it, oldest first: the other speaker's turn before,
             then the earlier sentences of the clause's own turn.
 
     Returns:
-        The clause with the word replaced, e.g. "I made the plate in pottery class".
+        The clause with the word replaced, e.g. "I knitted the scarf over the winter".
     """
     if not context:
         return text
@@ -194,10 +194,10 @@ def resolve_references(text: str, context: Sequence[Context]) -> str:
         return text
     word = token.lower_
     if word == "its" and token.i + 1 < len(doc) and doc[token.i + 1].pos_ in ("VERB", "AUX"):
-        return text  # "its been a wild ride": "it's", the situation
+        return text  # "its been a long road": "it's", the situation
     if (word in _PRONOUNS or word in _BARE and token.dep_ in ("dobj", "pobj")) and not any(
             c.dep_ in ("dobj", "dative", "attr") and c != token for c in token.head.children):
-        # not "gave it our all", where the pronoun is part of a set phrase
+        # not "gave it everything", where the pronoun is part of a set phrase
         phrase = _antecedent(_PRONOUNS.get(word, "NN"), context)
         if phrase is None:
             return text

@@ -8,8 +8,8 @@ scoring >= :data:`FACT_THRESHOLD` are kept (at most :data:`FACTS_PER_TURN` per t
 "this <noun>" in each is replaced by what it stands for in the talk before when that is clear
 (:mod:`.antecedents`), and each is rewritten in the third person (:mod:`.person`): "I live in
 Boston and work as a pharmacist" said by Kai gives "Kai lives in Boston." and "Kai works as a
-pharmacist."; "I went to a LGBTQ support group yesterday and it was so powerful" said by
-Caroline on 8 May 2023 gives "Caroline went to a LGBTQ support group on 7 May 2023."
+pharmacist."; "I tried a climbing gym yesterday and the walls were huge" said by Kai on 8 May
+2023 gives "Kai tried a climbing gym on 7 May 2023."
 
 "we" is the group the turn names ("my teammates and I" -> "John and their teammates"), else the
 speaker's family while it is in the talk (:func:`turn_speakers`), else the speaker alone.
@@ -393,9 +393,10 @@ such a date is not the time of the sentence's other clauses."""
 
 def _frame(resolved: ResolvedText, clause: Clause, turn: Turn) -> tuple[date, str] | None:
     """The date of a past clause that names none, taken from its sentence's one past date
-    ("I went hiking last week and got into a bad spot with some people": the second clause
-    happened the same week; "Last month I got hurt and had to take a break"), with the phrase
-    to append ("the week before 25 August 2023", "on Friday 23 June 2023", "in July 2023");
+    ("I cycled to the coast last week and broke a spoke on the way back": the second clause
+    happened the same week; "Last month I sprained my wrist and had to quit climbing"), with
+    the phrase to put first ("the week before 14 March 2024", "on Friday 8 March 2024", "in
+    February 2024");
     ``None`` when the clause is not in the past, or the sentence has no such date or more
     than one."""
     dated = [m for m in resolved.mentions if m.date is not None]

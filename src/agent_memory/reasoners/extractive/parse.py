@@ -329,7 +329,7 @@ def _imperative_conjunct(verb: Any) -> bool:
 
 def _imperative_aside(child: Any, verb: Any) -> bool:
     """A bare command to the listener loosely attached after a comma to a verb in the past or
-    third person ("I've done a painting, take a look"): addressed to the listener, not part
+    third person ("I've finished a sketch, have a look"): addressed to the listener, not part
     of the speaker's claim."""
     return (child.dep_ in ("dep", "parataxis") and child.tag_ == "VB" and child.i > verb.i
             and verb.tag_ in _NOT_BASE and child.doc[child.i - 1].text in _ASIDE_MARKS
