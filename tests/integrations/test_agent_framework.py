@@ -88,3 +88,41 @@ async def test_manual_mode_shares_one_session_across_agent_sessions(memory):
     await agent.run("Hello.", session=agent.create_session())
     instructions = client.requests[-1][1]["instructions"]
     assert "### Recent sessions\n- " in instructions  # advice-1's summary is now init context
+
+
+async def test_closing_the_provider_ends_only_the_sessions_it_used(memory):
+    agent, _client, provider = agent_with(memory)
+    session = agent.create_session()
+    await agent.run("I have two kids.", session=session)
+    other = await memory.start_session("u1", "another-client")  # not the provider's
+    async with provider:
+        pass
+    assert [e.session.thread_id for e in provider.ended] == [session.session_id]
+    assert await memory.open_session_ids("u1") == [other]
+    await memory.add_session_turn("u1", other, "user", "Still here.")
+
+
+async def test_automatic_mode_going_back_to_an_ended_session_starts_a_new_one(memory):
+    agent, _client, provider = agent_with(memory)
+    first = agent.create_session()
+    await agent.run("I want to retire at 60.", session=first)
+    second = agent.create_session()
+    await agent.run("Hello again.", session=second)  # ends the first memory session
+    await agent.run("Back to retirement: I also want a boat.", session=first)
+    resumed = first.state[provider.source_id]["memory_session_id"]
+    assert resumed != first.session_id
+    assert (await memory.get_summary("u1", first.session_id)).status == SessionStatus.COMPLETED
+    assert [t.content for t in await memory.get_thread("u1", first.session_id)] == [
+        "I want to retire at 60.", "Noted."]
+    assert [t.content for t in await memory.get_thread("u1", resumed)] == [
+        "Back to retirement: I also want a boat.", "Noted."]
+    assert [e.session.thread_id for e in provider.ended] == [
+        first.session_id, second.session_id]
+    await agent.run("And a house.", session=first)  # the new memory session goes on
+    assert len(await memory.get_thread("u1", resumed)) == 4
+    await provider.end_session(first)
+    await agent.run("One more thing.", session=first)  # ended explicitly: a new one again
+    assert first.state[provider.source_id]["memory_session_id"] not in (
+        resumed, first.session_id)
+    await provider.aclose()
+    assert await memory.open_session_ids("u1") == []

@@ -291,7 +291,7 @@ async def test_agent_framework_provider_over_remote_memory(provider_service) -> 
         assert response.text.startswith("From memory: Facts from memory relevant to")
         assert "401k" in response.text and "Sources:" in response.text
         assert session.session_id in await memory.open_session_ids("alice")
-        async with provider:  # ends every open session over the service
+        async with provider:  # ends the sessions it used, over the service
             pass
         assert [e.session.thread_id for e in provider.ended] == [session.session_id]
         assert session.session_id not in await memory.open_session_ids("alice")

@@ -12,12 +12,19 @@ Session modes (seed 001 section 16.2):
 
 - automatic (default): one memory session per agent session; the memory session id is the
   agent session's id (kept in the provider's session state). When the agent is run with a
-  different agent session, the previous memory session is ended (flush, summary, reflection);
-  :meth:`AgentMemoryProvider.aclose` (or leaving ``async with provider``) ends every open one,
-  and :meth:`AgentMemoryProvider.end_session` ends one explicitly.
+  different agent session, the previous memory session is ended (flush, summary, reflection).
+  Going back to an agent session whose memory session has ended (by that switch, by
+  :meth:`AgentMemoryProvider.end_session` or by another client) starts a new memory session
+  for it, with a fresh ``session_<hex>`` id stored in the agent session's state; the run goes
+  on and the ended session keeps its summary. :meth:`AgentMemoryProvider.end_session` ends one
+  session explicitly.
 - manual (``auto_sessions=False``): the application calls :meth:`start_session` and
   :meth:`end_session`; every run in between, whatever its agent session, shares that memory
   session. Running without a started session raises ``InvalidInputError``.
+
+:meth:`AgentMemoryProvider.aclose` (or leaving ``async with provider``) ends the memory
+sessions this provider started or used that are still open. Sessions of the same user that
+other providers, clients or processes started are left open.
 
 Example::
 
@@ -43,7 +50,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from ..errors import InvalidInputError
-from ..models import require_scope
+from ..models import SessionStatus, require_scope
 from ..sessions.keeper import SessionEnd
 
 if TYPE_CHECKING:
@@ -89,6 +96,7 @@ class AgentMemoryProvider(ContextProvider):
         self.agent_id = agent_id
         self.current_session_id: str | None = None
         self.ended: list[SessionEnd] = []
+        self._used: list[str] = []  # memory sessions this provider started or used, in order
         self.tool = FunctionTool(
             name=TOOL_NAME,
             description="Retrieve facts about the user from long-term memory (past "
@@ -103,10 +111,24 @@ class AgentMemoryProvider(ContextProvider):
     # -- manual mode ---------------------------------------------------------------------
 
     async def start_session(self, session_id: str | None = None) -> str:
-        """Start (or resume) the memory session every following run uses; returns its id."""
-        self.current_session_id = await self.memory.start_session(
-            self.user_id, session_id, agent_id=self.agent_id)
+        """Start (or resume) the memory session every following run uses; returns its id.
+
+        Raises:
+            InvalidInputError: that session has already ended.
+        """
+        self.current_session_id = await self._start(session_id)
         return self.current_session_id
+
+    async def _start(self, session_id: str | None) -> str:
+        session_id = await self.memory.start_session(self.user_id, session_id,
+                                                     agent_id=self.agent_id)
+        if session_id not in self._used:
+            self._used.append(session_id)
+        return session_id
+
+    async def _has_ended(self, session_id: str) -> bool:
+        record = await self.memory.get_summary(self.user_id, session_id)
+        return record is not None and record.status == SessionStatus.COMPLETED
 
     async def end_session(self, session: AgentSession | str | None = None) -> SessionEnd | None:
         """End a memory session (flush, summary, reflection).
@@ -130,13 +152,21 @@ class AgentMemoryProvider(ContextProvider):
         ended = await self.memory.end_session(self.user_id, session_id)
         if session_id == self.current_session_id:
             self.current_session_id = None
+        if session_id in self._used:
+            self._used.remove(session_id)
         self.ended.append(ended)
         return ended
 
     async def aclose(self) -> None:
-        """End every memory session this provider still has open."""
-        for session_id in await self.memory.open_session_ids(self.user_id):
-            await self.end_session(session_id)
+        """End the memory sessions this provider started or used that are still open.
+
+        Sessions of the same user that this provider never used (another provider's, client's
+        or process's) are left open.
+        """
+        still_open = set(await self.memory.open_session_ids(self.user_id))
+        for session_id in list(self._used):
+            if session_id in still_open:
+                await self.end_session(session_id)
 
     async def __aenter__(self) -> Self:
         return self
@@ -153,10 +183,12 @@ class AgentMemoryProvider(ContextProvider):
                     "manual session mode: call provider.start_session() before agent.run()")
             return self.current_session_id
         session_id = state.get("memory_session_id")
-        if session_id is None:
-            session_id = session.session_id if session is not None else None
-            session_id = await self.memory.start_session(self.user_id, session_id,
-                                                         agent_id=self.agent_id)
+        if session_id is None or session_id != self.current_session_id:
+            if session_id is None:
+                session_id = session.session_id if session is not None else None
+            if session_id is not None and await self._has_ended(session_id):
+                session_id = None  # back to an agent session whose memory session ended
+            session_id = await self._start(session_id)
             state["memory_session_id"] = session_id
         if self.current_session_id not in (None, session_id):
             await self.end_session(self.current_session_id)  # the user moved on
