@@ -62,3 +62,13 @@ async def test_an_invalid_chunk_stops_the_ingest_and_no_chunk_is_half_stored(mem
     assert len(await memory.get_thread("cy", "a")) in (0, 2)
     assert len(await memory.get_thread("cy", "b")) in (0, 1)
     assert await memory.get_thread("cy", "c") == []
+
+
+async def test_re_ingesting_a_turn_edited_between_loads_updates_it(memory):
+    loaded = [TurnInput(user_id="di", thread_id="t", role="user", content="I live in Rome.",
+                        id="di-1")]
+    await ingest_threads(memory, [ThreadBatch("di", "t", loaded)], pipeline=False)
+    edited = [loaded[0].model_copy(update={"content": "I live in Milan."})]
+    await ingest_threads(memory, [ThreadBatch("di", "t", edited)], pipeline=False)
+    assert [(t.id, t.content) for t in await memory.get_thread("di", "t")] == [
+        ("di-1", "I live in Milan.")]

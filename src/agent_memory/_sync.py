@@ -197,12 +197,19 @@ class Memory(SyncFacade):
         Each turn without an explicit ``seq`` gets its thread's next one where the write
         commits, so concurrent writers (tasks, threads, processes) never share a position.
 
+        A turn given with the ``id`` of a stored turn is a re-add. With the same thread, role
+        and content it is idempotent: the turn keeps its ``seq`` and is written again as given
+        (a retried call stores no copy). With another thread, role or content it is refused:
+        an acknowledged turn is never moved or rewritten; store the new turn under a new id.
+
         Returns:
             The stored :class:`Turn` records (ids and ``seq`` assigned).
 
         Raises:
-            ConflictError: an explicit ``seq`` is already taken in its thread; nothing is
-                written.
+            ConflictError: an explicit ``seq`` is already taken in its thread, or an ``id``
+                names a stored record that is not the same turn (another thread, role or
+                content, or another kind of record; also two turns of the batch with one id
+                and different texts); ``ids`` lists those ids. Nothing is written.
             MissingScopeError, EmptyContentError, ContentTooLargeError, UnknownRoleError:
                 bad input; nothing is written (the whole batch is checked first).
         """

@@ -2,7 +2,9 @@
 
 Used by ``agent-memory ingest`` (LoCoMo and our JSON-lines format), the demo and the LoCoMo
 evaluation. Re-ingesting the same data is idempotent: turn ids are deterministic in both formats
-and the steps are incremental.
+and the steps are incremental. A loaded turn whose id is stored already replaces the stored one
+(a file whose turns were edited between loads updates them), where
+:meth:`~agent_memory.AsyncMemory.add_turns` refuses to rewrite a turn.
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ async def ingest_threads(
     facts, and finally update each user's profile.
 
     Turns are stored first, in chunks of whole threads of about ``chunk_turns`` turns (each
-    chunk one :meth:`~AsyncMemory.add_turns` call: one atomic batch and one embedding pass).
+    chunk one atomic batch and one embedding pass, written as :meth:`~AsyncMemory.add_turns`
+    does except that a turn whose id is stored replaces it).
     Every turn of every thread is checked (:meth:`AsyncMemory.validate_turns`) before the
     first chunk is written, so bad input anywhere stores nothing. Two chunks are in flight at
     a time, so that one chunk is embedded while the chunk before it is tokenized, written and
@@ -101,8 +104,9 @@ async def ingest_threads(
             if in_flight is not None and _keys(in_flight[0]) & _keys(chunk):
                 await _finish(in_flight, report, progress, pipeline=pipeline)
                 in_flight = None
-            task = asyncio.ensure_future(
-                memory.add_turns([turn for batch in chunk for turn in batch.turns])
+            task = asyncio.ensure_future(  # re-ingesting updates turns edited between loads
+                memory._write_turns([turn for batch in chunk for turn in batch.turns],
+                                    replace=True)
             )
             if in_flight is not None:
                 previous, in_flight = in_flight, (chunk, task)

@@ -15,6 +15,7 @@ from agent_memory import (
     Settings,
     UnknownRoleError,
 )
+from agent_memory.errors import ConflictError
 from agent_memory.models import SupersedeReason, content_hash, profile_id, summary_id
 
 T0 = datetime(2024, 3, 1, 10, 0, tzinfo=UTC)
@@ -75,6 +76,31 @@ async def test_bad_turn_raises_typed_error_and_writes_nothing(memory, fields, er
         # The bad item comes second: the good first one must not be written either.
         await memory.add_turns([good, {**good, **fields}])
     assert await snapshot(memory) == before
+
+
+async def test_re_adding_a_turn_id_is_idempotent_and_never_rewrites_the_turn(memory):
+    first = await memory.add_turn("alice", "t1", "user", "I moved to Lisbon.", id="turn-a")
+    again = await memory.add_turn("alice", "t1", "user", "I moved to Lisbon.", id="turn-a")
+    assert (again.id, again.seq, again.thread_id) == (first.id, first.seq, "t1")
+    assert [t.id for t in await memory.get_thread("alice", "t1")] == ["turn-a"]
+    before = await snapshot(memory)
+    fresh = {"user_id": "alice", "thread_id": "t1", "role": "user", "content": "New here."}
+    for changed in ({"content": "I moved to Porto."}, {"thread_id": "t2"},
+                    {"role": "assistant"}):
+        with pytest.raises(ConflictError, match="turn-a") as caught:
+            # The good first turn of the batch must not be written either.
+            await memory.add_turns([fresh, {**fresh, "content": "I moved to Lisbon.",
+                                            "id": "turn-a", **changed}])
+        assert caught.value.ids == ["turn-a"]
+        assert await snapshot(memory) == before
+    with pytest.raises(ConflictError, match="earlier in the batch") as caught:
+        await memory.add_turns([{**fresh, "id": "turn-b"},
+                                {**fresh, "id": "turn-b", "content": "Other text."}])
+    assert caught.value.ids == ["turn-b"] and await snapshot(memory) == before
+    await memory.add_memories("alice", [{"content": "Alice likes tea.", "id": "fact-x"}])
+    with pytest.raises(ConflictError, match="stored fact"):
+        await memory.add_turn("alice", "t1", "user", "Hi.", id="fact-x")
+    assert (await memory.get_memories("alice", kinds=["fact"]))[0].content == "Alice likes tea."
 
 
 async def test_thread_summary_is_incremental_and_idempotent(memory):

@@ -224,6 +224,15 @@ async def test_retries_idempotent_calls_only(served) -> None:
     assert unsent.requests == 2 and turn.content == "Never left the client."
 
 
+async def test_a_conflicting_re_add_is_a_conflict_error_over_the_service(remote) -> None:
+    await remote.add_turn("alice", "t-re", "user", "Original words.", id="turn_re_1")
+    await remote.add_turn("alice", "t-re", "user", "Original words.", id="turn_re_1")
+    with pytest.raises(errors.ConflictError, match="turn_re_1"):
+        await remote.add_turns([{"user_id": "alice", "thread_id": "t-re", "role": "user",
+                                 "content": "Rewritten words.", "id": "turn_re_1"}])
+    assert [t.content for t in await remote.get_thread("alice", "t-re")] == ["Original words."]
+
+
 async def test_an_unreachable_service_is_a_service_error() -> None:
     port = free_port()  # nothing listens there
     with socket.socket() as probe:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import validation as check
+from ..errors import ConflictError
 from ..indexing import build_indexed, previous_turns
 from ..models import RecordKind, Role, Turn, require_scope
 from ..stores.base import RecordQuery
@@ -63,20 +64,36 @@ class ThreadsAPI(MemoryCore):
         Each turn without an explicit ``seq`` gets its thread's next one where the write
         commits, so concurrent writers (tasks, threads, processes) never share a position.
 
+        A turn given with the ``id`` of a stored turn is a re-add. With the same thread, role
+        and content it is idempotent: the turn keeps its ``seq`` and is written again as given
+        (a retried call stores no copy). With another thread, role or content it is refused:
+        an acknowledged turn is never moved or rewritten; store the new turn under a new id.
+
         Returns:
             The stored :class:`Turn` records (ids and ``seq`` assigned).
 
         Raises:
-            ConflictError: an explicit ``seq`` is already taken in its thread; nothing is
-                written.
+            ConflictError: an explicit ``seq`` is already taken in its thread, or an ``id``
+                names a stored record that is not the same turn (another thread, role or
+                content, or another kind of record; also two turns of the batch with one id
+                and different texts); ``ids`` lists those ids. Nothing is written.
             MissingScopeError, EmptyContentError, ContentTooLargeError, UnknownRoleError:
                 bad input; nothing is written (the whole batch is checked first).
         """
+        return await self._write_turns(items, replace=False)
+
+    async def _write_turns(
+        self, items: Iterable[TurnInput | Turn | Mapping[str, Any]], *, replace: bool
+    ) -> list[Turn]:
+        """:meth:`add_turns`; with ``replace``, a turn whose id is stored replaces the stored
+        one whatever it held (the bulk ingest's update of turns edited between loads,
+        :mod:`agent_memory.ingest`)."""
         inputs = [as_turn_input(item) for item in items]
         for item in inputs:
             self.validate_turn(item)
         await self.connect()
         existing: dict[tuple[str, str], Turn] = {}
+        others: dict[tuple[str, str], str] = {}  # ids held by records of another kind
         by_user: dict[str, list[str]] = {}
         for item in inputs:
             if item.id:
@@ -85,10 +102,14 @@ class ThreadsAPI(MemoryCore):
             for record in await self.store.get(user_id, ids):
                 if isinstance(record, Turn):
                     existing[(user_id, record.id)] = record
+                else:
+                    others[(user_id, record.id)] = str(record.kind)
+        if not replace:
+            _refuse_rewrites(inputs, existing, others)
         turns: list[Turn] = []
         for item in inputs:
             prior = existing.get((item.user_id, item.id)) if item.id else None
-            if prior is not None:  # an idempotent re-add: same position, conditional replace
+            if prior is not None:  # a re-add: same position, conditional replace
                 seq = item.seq if item.seq is not None else prior.seq
                 turns.append(item.to_turn(seq).model_copy(update={"etag": prior.etag}))
             else:  # -1: the store assigns the thread's next seq where the write commits
@@ -155,6 +176,42 @@ class ThreadsAPI(MemoryCore):
         turns = [t for t in await self.store.list(user_id, query) if isinstance(t, Turn)]
         return sorted(turns, key=lambda t: (t.seq, t.created_at))
 
+
+def _refuse_rewrites(
+    inputs: Sequence[TurnInput], existing: Mapping[tuple[str, str], Turn],
+    others: Mapping[tuple[str, str], str],
+) -> None:
+    """Raise :class:`ConflictError` when a turn's id names a stored record (or an earlier turn
+    of the batch) that is not the same turn: another thread, role or content, or another
+    kind of record."""
+    seen: dict[tuple[str, str], TurnInput | Turn] = dict(existing)
+    problems: list[str] = []
+    ids: list[str] = []
+    for item in inputs:
+        if not item.id:
+            continue
+        key = (item.user_id, item.id)
+        if key in others:
+            problems.append(f"{item.id!r} is the id of a stored {others[key]}")
+            ids.append(item.id)
+            continue
+        before = seen.get(key)
+        if before is None:
+            seen[key] = item
+            continue
+        changed = [name for name, old, new in (
+            ("thread_id", before.thread_id, item.thread_id),
+            ("role", Role.parse(before.role), Role.parse(item.role)),
+            ("content", before.content, item.content)) if old != new]
+        if changed and item.id not in ids:
+            where = "is stored" if key in existing else "comes earlier in the batch"
+            problems.append(f"turn {item.id!r} {where} with another {' and '.join(changed)}")
+            ids.append(item.id)
+    if problems:
+        raise ConflictError(
+            "a turn id names one turn; re-adding it must repeat its thread, role and content "
+            f"(store a new turn under a new id); nothing was written: {'; '.join(problems)}",
+            ids=ids)
 
 
 __all__ = ["ThreadsAPI"]
