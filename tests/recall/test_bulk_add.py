@@ -118,3 +118,16 @@ async def test_control_fields_cannot_be_set_through_add_memories(memory) -> None
     (_, fact), = result.added
     assert fact.pinned is False and fact.merged_from == [] and fact.audit == []
     assert fact.metadata == {"pinned": True, "merged_from": ["x"]}  # only user metadata
+
+
+async def test_added_records_carry_their_etag_for_a_conditional_update(memory):
+    result = await memory.add_memories("u1", [{"content": "The user lives in Porto."},
+                                              {"content": "   "},
+                                              {"content": "The user likes jazz."}])
+    assert [i for i, _ in result.added] == [0, 2]
+    (porto, _), (jazz, _) = [(r, i) for i, r in result.added]
+    stored = {r.id: r for r in await memory.store.get("u1", [porto.id, jazz.id])}
+    assert porto.etag is not None and porto.etag == stored[porto.id].etag
+    assert jazz.content == "The user likes jazz." and jazz.etag == stored[jazz.id].etag
+    (updated,) = await memory.store.update([porto.model_copy(update={"importance": 9})])
+    assert updated.importance == 9 and updated.etag != porto.etag

@@ -110,6 +110,11 @@ class RecallAPI:
         ``Settings.max_content_chars``, with a lone surrogate or a bad time is reported in
         ``failed``, not written).
 
+        Returns:
+            A :class:`~agent_memory.recall.collections.BulkAddResult`: ``added`` holds
+            ``(index, record)`` with each record as stored (its ``etag`` set, ready for a
+            conditional ``store.update``), ``failed`` the items refused.
+
         Raises:
             MissingScopeError / InvalidScopeError: a bad ``user_id`` (nothing is written).
             InvalidInputError: ``items`` is a string or bytes, not a collection of items

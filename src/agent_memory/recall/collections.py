@@ -112,7 +112,8 @@ class BulkAddResult(BaseModel):
     """What :func:`add_memories` did.
 
     Attributes:
-        added: ``(index, stored record)`` for each item written.
+        added: ``(index, stored record)`` for each item written, as the store returned it
+            (with its ``etag``, so a conditional update can follow).
         failed: one :class:`AddFailure` per item rejected (nothing of it was written).
     """
 
@@ -220,6 +221,7 @@ async def add_memories(
                                         error=f"a record with id {fact.id!r} already exists"))
     ready = [(i, f) for i, f in ready if f.id not in taken]
     result.failed.sort(key=lambda failure: failure.index)
-    await c.write([fact for _, fact in ready])
-    result.added = ready
+    stored = await c.write([fact for _, fact in ready])  # in order, with their etags
+    result.added = [(index, record) for (index, _), record in zip(ready, stored, strict=True)
+                    if isinstance(record, Fact)]
     return result
