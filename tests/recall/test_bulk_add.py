@@ -131,3 +131,13 @@ async def test_added_records_carry_their_etag_for_a_conditional_update(memory):
     assert jazz.content == "The user likes jazz." and jazz.etag == stored[jazz.id].etag
     (updated,) = await memory.store.update([porto.model_copy(update={"importance": 9})])
     assert updated.importance == 9 and updated.etag != porto.etag
+
+
+async def test_a_refused_memory_input_is_echoed_as_its_fields_not_its_repr(memory):
+    from agent_memory.recall.collections import MemoryInput
+
+    taken = MemoryInput(content="Ana likes tea.", id="fixed-1", importance=4)
+    await memory.add_memories("u1", [taken])
+    result = await memory.add_memories("u1", [taken])  # the id exists now
+    assert result.failed[0].item == {"content": "Ana likes tea.", "id": "fixed-1",
+                                     "importance": 4}

@@ -96,3 +96,25 @@ def test_a_foreign_host_is_refused_at_mcp_without_a_redirect(served) -> None:
                                                  "clientInfo": {"name": "t", "version": "1"}}},
                         headers={"Accept": accept})
         assert ok.status_code == 200, ok.text
+
+
+async def test_add_memories_checks_each_item_like_the_rest_route(served) -> None:
+    batch = [{"content": "Alice swims on Mondays."},
+             {"content": "Alice likes figs.", "importance": 11},        # out of range
+             {"content": "Alice reads at night.", "mood": "calm"},      # not a field
+             {"content": "Alice plays chess."}]
+    async with mcp_client(served, "alice") as alice:
+        result = await alice.call_tool("add_memories", {"memories": batch})
+    assert not result.is_error, result.content[0].text
+    added, failed = result.structured_content["added"], result.structured_content["failed"]
+    assert [(a["index"], a["content"]) for a in added] == [
+        (0, "Alice swims on Mondays."), (3, "Alice plays chess.")]
+    assert [(f["index"], f["item"]) for f in failed] == [(1, batch[1]), (2, batch[2])]
+    assert "importance" in failed[0]["error"] and "mood" in failed[1]["error"]
+    with served.client("alice") as rest:
+        over_rest = rest.post("/v1/users/alice/memories", json={"items": batch}).json()
+        stored = rest.get("/v1/users/alice/memories", params={"kinds": "fact"}).json()
+    assert [(f["index"], f["item"], f["error"]) for f in over_rest["failed"]] == [
+        (f["index"], f["item"], f["error"]) for f in failed]
+    mine = [r["content"] for r in stored["records"] if r["content"] in {i["content"] for i in batch}]
+    assert sorted(mine) == sorted(["Alice swims on Mondays.", "Alice plays chess."] * 2)

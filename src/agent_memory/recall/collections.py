@@ -101,7 +101,8 @@ class MemoryInput(BaseModel):
 
 
 class AddFailure(BaseModel):
-    """An item that was not added: its position in the input, the item and why."""
+    """An item that was not added: its position in the input, the item as given (as JSON
+    values: a :class:`MemoryInput` as its fields) and why."""
 
     index: int
     item: Any
@@ -165,6 +166,14 @@ def _build(user_id: str, item: MemoryInput, now: datetime, max_chars: int) -> Fa
     )
 
 
+def _echo(item: Any) -> Any:
+    """A refused item as JSON values for ``failed``: a :class:`MemoryInput` as the fields it
+    was given (not its ``repr``), anything else made JSON-safe."""
+    if isinstance(item, BaseModel):
+        item = item.model_dump(mode="json", exclude_unset=True)
+    return check.json_safe(item)
+
+
 async def add_memories(
     c: Components, user_id: str, items: Iterable[MemoryInput | Mapping[str, Any]]
 ) -> BulkAddResult:
@@ -205,11 +214,11 @@ async def add_memories(
             where = ".".join(str(p) for p in err["loc"]) or "item"
             cause = err.get("ctx", {}).get("error")
             reason = str(cause) if isinstance(cause, AgentMemoryError) else f"{where}: {err['msg']}"
-            result.failed.append(AddFailure(index=index, item=check.json_safe(raw),
+            result.failed.append(AddFailure(index=index, item=_echo(raw),
                                             error=check.json_safe(reason)))
             continue
         except (AgentMemoryError, TypeError, ValueError) as exc:
-            result.failed.append(AddFailure(index=index, item=check.json_safe(raw),
+            result.failed.append(AddFailure(index=index, item=_echo(raw),
                                             error=check.json_safe(str(exc))))
             continue
         ready.append((index, fact))
@@ -217,7 +226,7 @@ async def add_memories(
     # replaced only through a read copy with its version)
     taken = {r.id for r in await c.store.get(user_id, [f.id for _, f in ready])}
     for index, fact in [(i, f) for i, f in ready if f.id in taken]:
-        result.failed.append(AddFailure(index=index, item=check.json_safe(items_list[index]),
+        result.failed.append(AddFailure(index=index, item=_echo(items_list[index]),
                                         error=f"a record with id {fact.id!r} already exists"))
     ready = [(i, f) for i, f in ready if f.id not in taken]
     result.failed.sort(key=lambda failure: failure.index)

@@ -63,6 +63,7 @@ FIELDS: dict[tuple[str, str], str] = {
     ("AddedMemory", "index"): "Its position in the list you sent (from 0).",
     ("AddedMemory", "id"): "The memory id (for forget).",
     ("AddFailure", "index"): "Its position in the list you sent (from 0).",
+    ("AddFailure", "item"): "The memory as you sent it.",
     ("AddFailure", "error"): "Why it was refused.",
     ("TurnItem", "metadata"): "Any extra key-value data to keep with the message.",
     ("AddTurnsInput", "turns"): "The messages, oldest first.",

@@ -28,7 +28,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+)
 
 from ..client import AsyncMemory
 from ..consistency.forget import ForgetReport
@@ -53,13 +59,26 @@ class _Input(BaseModel):
 
 
 class AddMemoriesInput(_Input):
-    """Facts or insights to keep (1 to :data:`MAX_ITEMS`), each checked on its own."""
+    """Facts or insights to keep (1 to :data:`MAX_ITEMS`), each checked on its own.
+
+    The published schema of an item is :class:`MemoryInput`'s (what the model should send),
+    but only the list is validated here: the items stay as sent and
+    :meth:`AsyncMemory.add_memories` checks them one by one, as the REST route does, so a bad
+    item is reported in ``failed`` and the others are stored.
+    """
 
     memories: list[MemoryInput] = Field(
         min_length=1, max_length=MAX_ITEMS,
         description="The memories, each one self-contained statement, e.g. 'The user is "
                     "allergic to peanuts.'; category, importance (1-10) and collection are "
                     "optional.")
+
+    @field_validator("memories", mode="wrap")
+    @classmethod
+    def _items_checked_one_by_one(cls, value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        if isinstance(value, list) and 1 <= len(value) <= MAX_ITEMS:
+            return value  # items as sent (JSON values): add_memories checks each
+        return handler(value)  # not a list, or a bad length: pydantic's own error
 
 
 class AddedMemory(BaseModel):
@@ -364,7 +383,9 @@ TOOLS: tuple[ToolSpec, ...] = (
              "plans, relationships, decisions, corrections. Call it when the user tells you "
              "something lasting or asks you to remember it. Pass one self-contained statement "
              "per memory ('The user's daughter Mia starts school in September 2025.'), not "
-             "the conversation. Returns the id of each stored memory.",
+             "the conversation. Each memory is checked on its own: the valid ones are "
+             "stored (their ids are returned), the others are listed in failed with their "
+             "position and the reason.",
              AddMemoriesInput, AddMemoriesOutput, add_memories),
     ToolSpec("add_turns", "Store conversation turns",
              "Save messages of the current conversation (thread_id names it), oldest first, "
