@@ -600,7 +600,9 @@ class Memory(SyncFacade):
             k: hits to return (1-1,000).
             filter / filters: which records to search, as in :meth:`get_memories` (a
                 :class:`~agent_memory.filters.MemoryFilter`, its fields as keywords over it);
-                ``as_of`` searches the facts valid at that time instead of the current ones.
+                ``as_of`` searches the facts and insights valid at that time instead of the
+                current ones; it does not bound other kinds (turns, summaries, profiles after
+                that time are still found: add ``until`` to leave them out).
 
         Raises:
             MissingScopeError / InvalidScopeError: bad scope ids.

@@ -84,8 +84,9 @@ class MemoryFilter:
     include_superseded: bool = field(default=False, metadata=_meta(
         "flag", "--include-superseded", "Also facts retired by reconciliation."))
     as_of: datetime | None = field(default=None, metadata=_meta(
-        "time", "--as-of", "The facts valid at this time (ISO 8601), including those a later "
-        "contradiction retired; default the current facts."))
+        "time", "--as-of", "The facts and insights valid at this time (ISO 8601), including "
+        "those a later contradiction retired; default the current ones. Other kinds are not "
+        "bounded by it (until bounds them)."))
 
     def __post_init__(self) -> None:
         kinds: Any = self.kinds

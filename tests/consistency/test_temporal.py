@@ -225,3 +225,16 @@ async def test_the_fact_true_since_later_wins_whatever_was_said_last(memory) -> 
     assert portland.active and boston.superseded_by == portland.id
     assert boston.valid_until == portland.valid_from
     assert texts(await memory.get_memories("kai", as_of=JUNE_2024)) == {"Kai lives in Boston."}
+
+
+async def test_as_of_bounds_facts_only_and_until_bounds_the_other_kinds(memory) -> None:
+    # What the README row of search and the MCP tool's as_of description say.
+    await kai(memory)
+    later = await memory.add_turn("kai", "t1", "user", "Portland has lovely parks, Kai said.",
+                                  created_at=JUNE_2025)
+    hits = await memory.search("kai", "Portland", mode="text", k=10, as_of=JUNE_2024)
+    assert later.id in {h.record.id for h in hits}  # a turn after as_of is still found
+    assert PORTLAND not in texts(h.record for h in hits)
+    bounded = await memory.search("kai", "Portland", mode="text", k=10, as_of=JUNE_2024,
+                                  until=JUNE_2024)
+    assert later.id not in {h.record.id for h in bounded}

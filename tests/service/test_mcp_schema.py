@@ -56,3 +56,10 @@ def test_the_rewrite_leaves_its_input_alone():
     assert json.dumps(schema, sort_keys=True) == before
     assert "description" not in out  # the input model's docstring is not published
     assert markup_in(schema) and not markup_in(out)
+
+
+async def test_search_as_of_says_it_bounds_facts_and_insights_only(listed):
+    (search,) = [t for t in listed if t.name == "search"]
+    text = search.input_schema["properties"]["as_of"]["description"]
+    assert text.startswith("Facts and insights: only those that were true at this time")
+    assert "does not limit messages, summaries or the profile" in text and "until" in text

@@ -238,7 +238,8 @@ class Remote(SyncFacade):
         """The user's records matching the filters (a
         :class:`~agent_memory.filters.MemoryFilter`, or its fields as keywords over it): the
         pages of :meth:`get_memories_page` (``MAX_K`` records each) joined, or one page of
-        ``limit``; ``as_of``: the facts valid at that time.
+        ``limit``; ``as_of``: the facts and insights valid at that time (other kinds are not
+        bounded by it).
         """
         return self._run(
             self._async.get_memories(

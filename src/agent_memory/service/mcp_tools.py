@@ -180,8 +180,10 @@ class SearchInput(_Input):
     include_superseded: bool = Field(
         default=False, description="Also facts replaced by newer ones (to see what changed).")
     as_of: Time | None = Field(
-        default=None, description="Only the facts that were true at this time (ISO 8601), e.g. "
-        "to answer where the user lived then; leave out for what holds now.")
+        default=None, description="Facts and insights: only those that were true at this time "
+        "(ISO 8601), e.g. to answer where the user lived then; leave out for what holds now. "
+        "It does not limit messages, summaries or the profile (later ones are returned too): "
+        "add until, or kinds [fact, insight], to leave them out.")
     detail: bool = Field(
         default=False, description="Also return each memory's conversation, speaker, sources "
                                    "and per-method scores; leave false unless you need them.")
