@@ -214,7 +214,8 @@ class Memory(SyncFacade):
             ConflictError: an explicit ``seq`` is already taken in its thread, or an ``id``
                 names a stored record that is not the same turn (another thread, role or
                 content, or another kind of record; also two turns of the batch with one id
-                and different texts); ``ids`` lists those ids. Nothing is written.
+                but another thread, role or content); ``ids`` lists those ids. Nothing is
+                written.
             MissingScopeError, EmptyContentError, ContentTooLargeError, UnknownRoleError:
                 bad input; nothing is written (the whole batch is checked first).
         """

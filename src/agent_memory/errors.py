@@ -25,7 +25,8 @@ Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it:
     │   ├── SchemaVersionError     the store is newer than this library
     │   ├── RecordNotFoundError    no record with that id in the user's partition
     │   │   └── SessionNotFoundError  no session with that id for the user
-    │   └── ConflictError          a conditional write lost to a concurrent one (stale version)
+    │   └── ConflictError          a conditional write lost to a concurrent one (stale version),
+    │                              or an id already taken (a turn re-added with other content)
     ├── EmbedderError              the embedding model failed or is unavailable
     │   └── ModelUnavailableError  local weights / runtime missing
     ├── ReasonerError              a reasoning step failed
@@ -162,7 +163,9 @@ class SessionNotFoundError(RecordNotFoundError):
 class ConflictError(StoreError):
     """A conditional write found the stored record changed since it was read (its version,
     an ETag in Cosmos DB terms, differs), or a record to create already exists. Nothing was
-    written: re-read the record and apply the change again.
+    written: re-read the record and apply the change again. ``add_turns`` raises it too for
+    a turn id that names a stored turn with another thread, role or content (a stored turn
+    is never rewritten: store the new turn under a new id).
 
     Attributes:
         ids: ids of the records whose versions did not match.
