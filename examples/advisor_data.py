@@ -67,10 +67,15 @@ LONG_SESSION: list[tuple[str, str]] = [
 
 async def replay_past_sessions(memory, *, longterm: bool = True, profile_model=None) -> None:
     """Replay :data:`PAST_SESSIONS` through the memory keeper (each ended and reflected on),
-    then run long-term reflection when ``longterm``; prints one line per session."""
+    then run long-term reflection when ``longterm``; prints one line per session. A session
+    the store already holds (a second run on the same ``--store``) is not replayed again."""
     from datetime import timedelta
 
+    stored = {s.thread_id for s in await memory.list_sessions(USER)}
     for session_id, start, turns in PAST_SESSIONS:
+        if session_id in stored:
+            print(f"session {session_id}: already in the store")
+            continue
         await memory.start_session(USER, session_id)
         for n, (role, text) in enumerate(turns):
             await memory.add_session_turn(USER, session_id, role, text,

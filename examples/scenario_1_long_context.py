@@ -32,7 +32,7 @@ async def main(store: Path) -> None:
         await replay_past_sessions(memory)
         history = sum(count_tokens(f"{r}: {t}") for _s, _d, turns in PAST_SESSIONS
                       for r, t in turns)
-        sid = await memory.start_session(USER, "2025-02-01-followup")
+        sid = await memory.start_session(USER)  # a new session on every run
         context = await memory.get_current_context(USER, sid)
         print(f"\nhistory so far: {history} tokens; context at session start: "
               f"{count_tokens(context)} tokens\n")

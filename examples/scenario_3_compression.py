@@ -23,7 +23,7 @@ from agent_memory.tokens import count_tokens
 async def main(store: Path) -> None:
     settings = Settings.load(store=str(store), k_turn_buffer=10, n_active_turns=5)
     async with AsyncMemory.open(settings) as memory:
-        sid = await memory.start_session(USER, "budget-session")
+        sid = await memory.start_session(USER)  # a new session on every run
         keeper = await memory.session_keeper(USER, sid)
         history = 0
         print(f"{'turn':>4}  {'buffered':>8}  {'verbatim':>8}  {'history tok':>11}  "

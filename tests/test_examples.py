@@ -16,14 +16,15 @@ SCRIPTS = sorted(p.name for p in EXAMPLES.glob("*.py") if p.name.startswith(("sc
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_example_runs_offline(script, tmp_path):
+def test_example_runs_offline_and_again_on_the_same_store(script, tmp_path):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OPENAI_", "AZURE_OPENAI_"))}
-    result = subprocess.run([sys.executable, str(EXAMPLES / script), "--store",
-                             str(tmp_path / "example.db")], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=180, check=False)
-    assert result.returncode == 0, result.stderr
-    assert len(result.stdout.splitlines()) > 5
+    for _ in range(2):  # the second run finds its sessions stored and goes on
+        result = subprocess.run([sys.executable, str(EXAMPLES / script), "--store",
+                                 str(tmp_path / "example.db")], cwd=tmp_path, env=env,
+                                capture_output=True, text=True, timeout=180, check=False)
+        assert result.returncode == 0, result.stderr
+        assert len(result.stdout.splitlines()) > 5
 
 
 def _advisor():
