@@ -202,20 +202,25 @@ class Memory(SyncFacade):
         Each turn without an explicit ``seq`` gets its thread's next one where the write
         commits, so concurrent writers (tasks, threads, processes) never share a position.
 
-        A turn given with the ``id`` of a stored turn is a re-add. With the same thread, role
-        and content it is idempotent: the turn keeps its ``seq`` and is written again as given
-        (a retried call stores no copy). With another thread, role or content it is refused:
-        an acknowledged turn is never moved or rewritten; store the new turn under a new id.
+        A turn given with the ``id`` of a stored turn is a re-add. With the same thread, role,
+        agent (``agent_id``) and content, and the same ``seq`` when one is given, it is
+        idempotent: the turn keeps its ``seq`` and is written again as given (a retried call
+        stores no copy; ``speaker``, ``created_at`` and ``metadata`` are taken from the re-add).
+        With another thread, role, agent, content or ``seq`` it is refused: an acknowledged
+        turn is never moved, given to another agent or rewritten; store the new turn under a
+        new id.
+        Two calls adding the same new id at once (a retry whose first attempt committed in
+        the meantime) both succeed when they carry the same turn: the one that loses the race
+        reads the store again, once, and is a re-add.
 
         Returns:
             The stored :class:`Turn` records (ids and ``seq`` assigned).
 
         Raises:
             ConflictError: an explicit ``seq`` is already taken in its thread, or an ``id``
-                names a stored record that is not the same turn (another thread, role or
-                content, or another kind of record; also two turns of the batch with one id
-                but another thread, role or content); ``ids`` lists those ids. Nothing is
-                written.
+                names a stored record that is not the same turn (another thread, role, agent,
+                content or ``seq``, or another kind of record; also two turns of the batch
+                with one id that differ so); ``ids`` lists those ids. Nothing is written.
             MissingScopeError, EmptyContentError, ContentTooLargeError, UnknownRoleError:
                 bad input; nothing is written (the whole batch is checked first).
         """

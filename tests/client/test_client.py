@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -86,7 +87,7 @@ async def test_re_adding_a_turn_id_is_idempotent_and_never_rewrites_the_turn(mem
     before = await snapshot(memory)
     fresh = {"user_id": "alice", "thread_id": "t1", "role": "user", "content": "New here."}
     for changed in ({"content": "I moved to Porto."}, {"thread_id": "t2"},
-                    {"role": "assistant"}):
+                    {"role": "assistant"}, {"agent_id": "private-bot"}, {"seq": 7}):
         with pytest.raises(ConflictError, match="turn-a") as caught:
             # The good first turn of the batch must not be written either.
             await memory.add_turns([fresh, {**fresh, "content": "I moved to Lisbon.",
@@ -101,6 +102,15 @@ async def test_re_adding_a_turn_id_is_idempotent_and_never_rewrites_the_turn(mem
     with pytest.raises(ConflictError, match="stored fact"):
         await memory.add_turn("alice", "t1", "user", "Hi.", id="fact-x")
     assert (await memory.get_memories("alice", kinds=["fact"]))[0].content == "Alice likes tea."
+
+
+async def test_two_calls_adding_one_new_turn_id_at_once_both_succeed(memory):
+    """A retry racing its own first attempt: the loser reads again and is a re-add."""
+    calls = [memory.add_turn("alice", "t1", "user", "I moved to Lisbon.", id="race-1")
+             for _ in range(4)]
+    results = await asyncio.gather(*calls)
+    assert {(t.id, t.seq) for t in results} == {("race-1", 0)}
+    assert [t.id for t in await memory.get_thread("alice", "t1")] == ["race-1"]
 
 
 async def test_thread_summary_is_incremental_and_idempotent(memory):

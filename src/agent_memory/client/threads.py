@@ -64,31 +64,47 @@ class ThreadsAPI(MemoryCore):
         Each turn without an explicit ``seq`` gets its thread's next one where the write
         commits, so concurrent writers (tasks, threads, processes) never share a position.
 
-        A turn given with the ``id`` of a stored turn is a re-add. With the same thread, role
-        and content it is idempotent: the turn keeps its ``seq`` and is written again as given
-        (a retried call stores no copy). With another thread, role or content it is refused:
-        an acknowledged turn is never moved or rewritten; store the new turn under a new id.
+        A turn given with the ``id`` of a stored turn is a re-add. With the same thread, role,
+        agent (``agent_id``) and content, and the same ``seq`` when one is given, it is
+        idempotent: the turn keeps its ``seq`` and is written again as given (a retried call
+        stores no copy; ``speaker``, ``created_at`` and ``metadata`` are taken from the re-add).
+        With another thread, role, agent, content or ``seq`` it is refused: an acknowledged
+        turn is never moved, given to another agent or rewritten; store the new turn under a
+        new id.
+        Two calls adding the same new id at once (a retry whose first attempt committed in
+        the meantime) both succeed when they carry the same turn: the one that loses the race
+        reads the store again, once, and is a re-add.
 
         Returns:
             The stored :class:`Turn` records (ids and ``seq`` assigned).
 
         Raises:
             ConflictError: an explicit ``seq`` is already taken in its thread, or an ``id``
-                names a stored record that is not the same turn (another thread, role or
-                content, or another kind of record; also two turns of the batch with one id
-                but another thread, role or content); ``ids`` lists those ids. Nothing is
-                written.
+                names a stored record that is not the same turn (another thread, role, agent,
+                content or ``seq``, or another kind of record; also two turns of the batch
+                with one id that differ so); ``ids`` lists those ids. Nothing is written.
             MissingScopeError, EmptyContentError, ContentTooLargeError, UnknownRoleError:
                 bad input; nothing is written (the whole batch is checked first).
         """
-        return await self._write_turns(items, replace=False)
+        items = list(items)
+        try:
+            return await self._write_turns(items, replace=False)
+        except ConflictError:
+            if not all(as_turn_input(item).id for item in items):
+                raise
+            # a concurrent call (a retry whose first attempt committed meanwhile) may have
+            # created these ids between the read and the write; the batch wrote nothing, so
+            # read again once: a turn now stored as given is done, the rest is written
+            return await self._write_turns(items, replace=False, settled=True)
 
     async def _write_turns(
-        self, items: Iterable[TurnInput | Turn | Mapping[str, Any]], *, replace: bool
+        self, items: Iterable[TurnInput | Turn | Mapping[str, Any]], *, replace: bool,
+        settled: bool = False,
     ) -> list[Turn]:
         """:meth:`add_turns`; with ``replace``, a turn whose id is stored replaces the stored
         one whatever it held (the bulk ingest's update of turns edited between loads,
-        :mod:`agent_memory.ingest`)."""
+        :mod:`agent_memory.ingest`); with ``settled``, a turn stored already as given (same
+        thread, role, agent and content) is returned as stored and not written again."""
         inputs = [as_turn_input(item) for item in items]
         for item in inputs:
             self.validate_turn(item)
@@ -108,9 +124,12 @@ class ThreadsAPI(MemoryCore):
         if not replace:
             _refuse_rewrites(inputs, existing, others)
         turns: list[Turn] = []
-        for item in inputs:
+        done: dict[int, Turn] = {}  # input index -> the stored turn it already is
+        for index, item in enumerate(inputs):
             prior = existing.get((item.user_id, item.id)) if item.id else None
-            if prior is not None:  # a re-add: same position, conditional replace
+            if settled and prior is not None:
+                done[index] = prior
+            elif prior is not None:  # a re-add: same position, conditional replace
                 seq = item.seq if item.seq is not None else prior.seq
                 turns.append(item.to_turn(seq).model_copy(update={"etag": prior.etag}))
             else:  # -1: the store assigns the thread's next seq where the write commits
@@ -118,9 +137,13 @@ class ThreadsAPI(MemoryCore):
         previous = await self._previous_turns(turns)
         indexed = await build_indexed(turns, self.embedder, previous=previous,
                                       context_tokens=self.settings.turn_context_tokens)
-        stored = [t for t in await self.store.put(indexed) if isinstance(t, Turn)]
+        stored = [t for t in await self.store.put(indexed)
+                  if isinstance(t, Turn)] if indexed else []
         await self._after_turns(stored)
-        return stored
+        if not done:
+            return stored
+        written = iter(stored)
+        return [done[index] if index in done else next(written) for index in range(len(inputs))]
 
     async def _previous_turns(self, turns: Sequence[Turn]) -> dict[str, Turn]:
         """The turn each new turn is indexed with as its context (:mod:`.indexing`).
@@ -183,8 +206,8 @@ def _refuse_rewrites(
     others: Mapping[tuple[str, str], str],
 ) -> None:
     """Raise :class:`ConflictError` when a turn's id names a stored record (or an earlier turn
-    of the batch) that is not the same turn: another thread, role or content, or another
-    kind of record."""
+    of the batch) that is not the same turn: another thread, role, agent, content or given
+    ``seq``, or another kind of record."""
     seen: dict[tuple[str, str], TurnInput | Turn] = dict(existing)
     problems: list[str] = []
     ids: list[str] = []
@@ -203,14 +226,18 @@ def _refuse_rewrites(
         changed = [name for name, old, new in (
             ("thread_id", before.thread_id, item.thread_id),
             ("role", Role.parse(before.role), Role.parse(item.role)),
-            ("content", before.content, item.content)) if old != new]
+            ("agent_id", before.agent_id, item.agent_id),
+            ("content", before.content, item.content),
+            ("seq", before.seq, item.seq if item.seq is not None else before.seq),
+        ) if old != new]
         if changed and item.id not in ids:
             where = "is stored" if key in existing else "comes earlier in the batch"
             problems.append(f"turn {item.id!r} {where} with another {' and '.join(changed)}")
             ids.append(item.id)
     if problems:
         raise ConflictError(
-            "a turn id names one turn; re-adding it must repeat its thread, role and content "
+            "a turn id names one turn; re-adding it must repeat its thread, role, agent and "
+            "content, and its seq when one is given "
             f"(store a new turn under a new id); nothing was written: {'; '.join(problems)}",
             ids=ids)
 
