@@ -43,6 +43,10 @@ def test_it_stays_when_what_it_stands_for_is_not_clear():
     two = [Context("My new sofa and my big mirror came today.", own=True)]
     assert resolve_references("I carried it home on the bus", two) == (
         "I carried it home on the bus")
+    # two subjects or objects, the one pointed at among them
+    for before in ("My garden gave a huge pumpkin.", "My tutor set a long essay."):
+        assert resolve_references("I finished it on Sunday", [
+            Context(before, own=True)]) == "I finished it on Sunday"
     # a thing not pointed at ("a", "the") or only the place of something
     assert resolve_references("I cooked it for two hours", [
         Context("I put the stew in the oven.", own=True)]) == "I cooked it for two hours"

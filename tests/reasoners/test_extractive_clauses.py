@@ -353,8 +353,10 @@ def test_focus_adverbs_that_point_back_are_left_out():
         ("self", "I volunteer at the shelter")]
     assert _clauses("I'm getting fitter too, just walking every day.") == [
         ("self", "I'm getting fitter, just walking every day")]
-    # not when they qualify another word
+    # not when they qualify another word, nor when the clause needs "too" for its sense
     assert _clauses("I have too much homework.") == [("self", "I have too much homework")]
+    assert ("own", "my daughter is allergic too") in _clauses(
+        "I'm allergic to peanuts, and my daughter is allergic too.")
     assert _clauses("I was even more nervous at the second interview.") == [
         ("self", "I was even more nervous at the second interview")]
 
@@ -368,6 +370,10 @@ def test_a_command_to_the_listener_after_a_comma_is_not_the_speakers_claim():
         ("self", "I made a quilt for my niece")]
     assert claims("I've finished a watercolour too, take a look!") == [
         ("self", "I've finished a watercolour")]
+    # a bare verb that asks nothing of the listener is the speaker's next verb
+    kept = " ".join(t for kind, t in claims(
+        "I quit my job, moved to Spain, start teaching next month."))
+    assert "start teaching next month" in kept, kept
     # after a present verb, a base form is the next verb of a list
     for text, verbs in (("We bake bread, sing songs and play cards.", ("sing", "play")),
                         ("We roast chestnuts, tell stories by the stove and just relax.",

@@ -590,10 +590,21 @@ def test_a_past_clause_takes_the_one_past_date_of_its_sentence():
     """"I cycled to the coast last week and broke a spoke": both happened that week."""
     assert dana("I cycled to the coast last week and broke a spoke on the way back.") == [
         "Dana cycled to the coast the week before 14 March 2024.",
-        "The week before 14 March 2024, Dana broke a spoke on the way back."]
+        "The week before 14 March 2024 Dana broke a spoke on the way back."]
     assert dana("Last month I sprained my wrist and had to quit climbing.") == [
         "In February 2024 Dana sprained their wrist.",
-        "In February 2024, Dana had to quit climbing."]
+        "In February 2024 Dana had to quit climbing."]
     # a date of a phrase of its own, or a present clause, is not the sentence's time
     assert dana("I've lived in Oslo since 2019 and teach maths at a school.") == [
         "Dana has lived in Oslo since 2019.", "Dana teaches maths at a school."]
+    # nor is it the time of a clause with its own subject, of its own time or said before it
+    assert dana("I lost my scarf last Friday; I had knitted it in Riga.")[1] == (
+        "Dana had knitted it in Riga.")
+    assert dana("I sold my van in 2021, and then I bought a canoe.")[1] == (
+        "Then Dana bought a canoe.")
+    assert dana("I toured Peru in May, and my cousin got married there.")[1] == (
+        "Dana's cousin got married there.")
+    assert dana("I hurt my knee in January and never fully healed.")[1] == (
+        "Dana never fully healed.")
+    assert dana("My band split up when I was twelve, and I joined a choir in 2015.") == [
+        "Dana's band split up when Dana was twelve.", "Dana joined a choir in 2015."]

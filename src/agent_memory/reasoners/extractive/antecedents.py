@@ -10,12 +10,13 @@ own words, before it is put in the third person:
 - "it" or "its", or "this"/"that" as an object ("I painted this"), becomes the one noun
   phrase that can stand for it in the nearest sentence before it that has any: the clause's
   own turn first (its earlier sentences, last first), then the other speaker's turn before
-  it. A candidate names one thing both speakers have before them: a phrase with a
-  demonstrative ("that plate", the thing in a shared photo) or the speaker's own ("my
-  quilt", or "your quilt" from the listener), as the subject or object of its sentence, its
-  head a common noun of the pronoun's number, not a person, a time, a light noun ("idea",
-  "thing") or the term of a comparison ("looks like a sunset"). Two candidates in that
-  sentence leave the pronoun as it is: a wrong referent is worse than a vague one. The
+  it. A candidate is the subject or object of its sentence, its head a common noun of the
+  pronoun's number, not a person, a time, a light noun ("idea", "thing") or the term of a
+  comparison ("looks like a sunset"); it is taken only when it is the sentence's one
+  candidate and names one thing both speakers have before them: with a demonstrative
+  ("that plate", the thing in a shared photo) or as the speaker's own ("my quilt", or "your
+  quilt" from the listener). Otherwise the pronoun stays as it is ("My garden gave a huge
+  pumpkin. I carved it": garden or pumpkin): a wrong referent is worse than a vague one. The
   nearest-sentence search with agreement filters is the core of Hobbs's naive algorithm,
   the preference for subjects and objects Lappin & Leass's salience ranking (J. R. Hobbs,
   "Resolving pronoun references", *Lingua* 44, 1978; S. Lappin & H. J. Leass, "An algorithm
@@ -91,7 +92,7 @@ def _candidates(doc: Any, tag: str, own: bool) -> list[Any]:
     noun tag ``tag`` can stand for."""
     return [chunk for chunk in doc.noun_chunks
             if chunk.root.tag_ == tag and chunk.root.pos_ == "NOUN"
-            and chunk.root.dep_ in _SALIENT and _pointed_at(chunk, own)
+            and chunk.root.dep_ in _SALIENT
             and chunk.root.lower_ not in _LIGHT_NOUNS and chunk.root.lower_ not in RELATIONS
             and chunk.root.ent_type_ not in _PEOPLE
             and not (chunk.root.head.lower_ in _LIKENESS
@@ -143,7 +144,7 @@ def _antecedent(tag: str, context: Sequence[Context]) -> str | None:
     docs = parse([c.text for c in context])
     for item, doc in zip(reversed(context), reversed(docs), strict=True):
         found = _candidates(doc, tag, item.own)
-        if len(found) == 1:
+        if len(found) == 1 and _pointed_at(found[0], item.own):
             return _spoken_by_self(found[0], item) or None
         if found:
             return None

@@ -373,7 +373,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             text = _rewrite(clause, who[turn.id],
                             past=day is not None and day < turn.created_at.date())
             if frame is not None:  # the time first, as the speaker's "Last month I ..."
-                text = f"{frame[1][:1].upper()}{frame[1][1:]}, {text}"
+                text = f"{frame[1][:1].upper()}{frame[1][1:]} {text}"
             category = categorize(clause.text)
             facts.append(FactDraft(
                 text=text, subject=speaker_name(turn), category=category, evidence=[turn.id],
@@ -384,6 +384,10 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
     return facts
 
 
+_OWN_TIME = re.compile(
+    r"(?i)\b(?:used to|never|ever|then|later|after|afterwards?|since|before|again|once|"
+    r"already|still|always|when|while|until)\b")
+"""Words by which a clause tells a time of its own against its sentence's date."""
 _FRAME_BEFORE = re.compile(
     r"(?i)\b(?:since|until|till|by|for|from|after|before|between|through|during|than|of|"
     r"every|each|last|next)\s*$")
@@ -392,20 +396,27 @@ such a date is not the time of the sentence's other clauses."""
 
 
 def _frame(resolved: ResolvedText, clause: Clause, turn: Turn) -> tuple[date, str] | None:
-    """The date of a past clause that names none, taken from its sentence's one past date
-    ("I cycled to the coast last week and broke a spoke on the way back": the second clause
-    happened the same week; "Last month I sprained my wrist and had to quit climbing"), with
-    the phrase to put first ("the week before 14 March 2024", "on Friday 8 March 2024", "in
-    February 2024");
-    ``None`` when the clause is not in the past, or the sentence has no such date or more
-    than one."""
+    """The date of a past clause that names none, taken from the clause it is coordinated
+    with, which names its sentence's one past date before it ("I cycled to the coast last
+    week and broke a spoke on the way back": the second clause happened the same week; "Last
+    month I sprained my wrist and had to quit climbing"), with the phrase to put first ("the
+    week before 14 March 2024", "on Friday 8 March 2024", "in February 2024").
+
+    ``None`` when the clause has a subject of its own ("... and then I moved to Berlin",
+    "... and my sister was born there"), is not in the simple past, tells a time of its own
+    against the date ("had bought", "used to", "never", "then", "after that") or comes before
+    the date, or when the sentence has no such date or more than one."""
     dated = [m for m in resolved.mentions if m.date is not None]
-    if (clause.verb not in ("VBD", "VBN") or len(dated) != 1
-            or dated[0].date >= turn.created_at.date()):
+    if (not clause.shared or clause.verb not in ("VBD", "VBN") or len(dated) != 1
+            or dated[0].date >= turn.created_at.date()
+            or _OWN_TIME.search(clause.text)
+            or "had" in clause.tags and "VBN" in clause.tags.values()):
         return None
     mention = dated[0]
     at = resolved.text.find(mention.replacement)
-    if at < 0 or _FRAME_BEFORE.search(resolved.text[:at]):
+    tail = " ".join(clause.text.split()[-3:])
+    if (at < 0 or _FRAME_BEFORE.search(resolved.text[:at])
+            or resolved.text.find(tail, at + len(mention.replacement)) < 0):
         return None
     phrase = mention.replacement[:1].lower() + mention.replacement[1:]
     if not re.match(r"(?:on|in|the|a|an|over)\b", phrase):

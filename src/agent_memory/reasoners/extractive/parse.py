@@ -104,6 +104,8 @@ class Clause:
         tags: lower-cased word -> fine-grained tag (``VBP``, ``VBD``...) of the clause's
             tokens (first occurrence), for verb agreement when the clause is rewritten in the
             third person (:func:`.person.to_third_person`).
+        shared: the clause's verb is coordinated with the one before and shares its subject
+            ("I cycled there and broke a spoke": "broke a spoke").
     """
 
     text: str
@@ -117,6 +119,7 @@ class Clause:
     sentence: str = ""
     copular: bool = False
     tags: dict[str, str] = field(default_factory=dict)
+    shared: bool = False
 
 
 def _verbs(root: Any) -> list[Any]:
@@ -315,6 +318,21 @@ subject's verbs."""
 _ASIDE_MARKS = (",", ";", "-", "\u2013", "\u2014")
 
 
+_INVITING = word_set("look check see listen guess imagine tell let wish watch peek")
+"""Verbs that ask the listener to attend ("check it out", "guess what", "let me know")."""
+_ATTENDING = word_set("look peek listen try")
+"""Nouns of "take/have/give a ...": "take a look", "give it a try"."""
+
+
+def _inviting(verb: Any) -> bool:
+    """Whether a bare verb asks the listener to attend: :data:`_INVITING`, or "take", "have"
+    or "give" with a look, a listen or a try. A bare verb after a list of the speaker's past
+    verbs is otherwise the speaker's next verb ("I quit my job, moved, start teaching in
+    May")."""
+    return verb.lower_ in _INVITING or verb.lower_ in ("take", "have", "give") and any(
+        c.lower_ in _ATTENDING for c in verb.subtree)
+
+
 def _imperative_conjunct(verb: Any) -> bool:
     """A bare command joined by a comma alone to a verb in the past or third person ("I made
     a cake, check it out"): the listener is told to do it; it does not share the speaker's
@@ -322,6 +340,7 @@ def _imperative_conjunct(verb: Any) -> bool:
     stories and ...")."""
     head = verb.head
     return (verb.dep_ == "conj" and verb.tag_ == "VB" and head.tag_ in _NOT_BASE
+            and _inviting(verb)
             and verb.doc[verb.i - 1].text == ","  # not "we roast, tell, ..."
             and not any(c.dep_ in (*_SUBJECTS, "aux", "cc", "conj") for c in verb.children)
             and not any(c.dep_ == "cc" and head.i < c.i < verb.i for c in head.children))
@@ -332,9 +351,19 @@ def _imperative_aside(child: Any, verb: Any) -> bool:
     third person ("I've finished a sketch, have a look"): addressed to the listener, not part
     of the speaker's claim."""
     return (child.dep_ in ("dep", "parataxis") and child.tag_ == "VB" and child.i > verb.i
+            and _inviting(child)
             and verb.tag_ in _NOT_BASE and child.doc[child.i - 1].text in _ASIDE_MARKS
             and all(t.is_punct for t in child.doc[child.left_edge.i:child.i])
             and not any(c.dep_ in (*_SUBJECTS, "aux", "cc", "conj") for c in child.children))
+
+
+def _complemented(verb: Any) -> bool:
+    """Whether ``verb`` has an object or complement of its own, so that a "too" after it adds
+    nothing the clause needs ("I've been learning the guitar too"), unlike an elliptical "my
+    husband goes too" or "my daughter is allergic too"."""
+    return any(c.dep_ in ("dobj", "dative", "prep", "xcomp", "ccomp", "advcl", "agent")
+               or c.dep_ in ("acomp", "attr", "oprd") and any(True for _ in c.children)
+               for c in verb.children)
 
 
 def _additive(child: Any) -> bool:
@@ -343,6 +372,9 @@ def _additive(child: Any) -> bool:
     if child.dep_ != "advmod" or any(c.dep_ != "advmod" for c in child.children):
         return False
     children = [c.lower_ for c in child.children]
+    verb = child.head
+    if child.lower_ in ("as", "well", "too") and not _complemented(verb):
+        return False  # "my daughter is allergic too": without it, allergic to what?
     if child.lower_ in ("as", "well"):  # either word may head "as well"
         return children == [{"as": "well", "well": "as"}[child.lower_]]
     return child.lower_ in _ADDITIVE and not children
@@ -459,6 +491,7 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                     entities=[e.label_ for e in doc.ents
                               if e.start >= tokens[0].i and e.end <= tokens[-1].i + 1],
                     question=question, sentence=sent.text.strip(), tags=tags,
+                    shared=lead is not None,
                     copular=verb.lower_ in _BE and any(
                         c.dep_ in ("acomp", "attr") for c in verb.children),
                     nouns=sum(t.pos_ in ("NOUN", "PROPN", "NUM")
