@@ -174,7 +174,8 @@ class Memory(SyncFacade):
         Raises:
             InvalidInputError (subclasses): bad scope ids, role, content (blank, a lone
                 surrogate, longer than ``Settings.max_content_chars``), ``created_at`` or
-                ``metadata``, checked before anything is written; or the session has ended.
+                ``metadata``, checked before anything is written; or the session has ended
+                (:class:`~agent_memory.errors.SessionEndedError`).
         """
         return self._run(
             self._async.add_session_turn(
@@ -243,7 +244,7 @@ class Memory(SyncFacade):
 
         Raises:
             SessionNotFoundError: no such session.
-            InvalidInputError: it has already ended.
+            SessionEndedError: it has already ended (an InvalidInputError).
         """
         return self._run(self._async.end_session(user_id, session_id))
 
@@ -653,7 +654,7 @@ class Memory(SyncFacade):
             session_id: the session (= thread) id; a new ``session_<hex>`` when omitted.
 
         Raises:
-            InvalidInputError: the session already ended.
+            SessionEndedError: the session already ended (an InvalidInputError).
         """
         return self._run(self._async.start_session(user_id, session_id, agent_id=agent_id))
 

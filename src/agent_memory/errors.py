@@ -15,6 +15,7 @@ Callers catch :class:`AgentMemoryError` for anything of ours, or a branch of it:
     │   ├── InvalidNumberError     a count out of range (k <= 0, k > 1,000), NaN or infinity
     │   ├── InvalidTextError       text that is not valid Unicode (a lone surrogate)
     │   ├── InvalidTimeError       a datetime that cannot be converted to UTC (overflow)
+    │   ├── SessionEndedError      a turn or a start for a session that has ended
     │   └── ClientClosedError      a sync ``Memory`` used after ``close()``
     ├── ConfigError                a setting that cannot be used (bad value, missing key)
     ├── StoreError                 the store could not do what was asked
@@ -68,6 +69,11 @@ class ContentTooLargeError(InvalidInputError):
 
 class UnknownRoleError(InvalidInputError):
     """A turn's role is not one of ``user``, ``assistant``, ``tool``, ``system``."""
+
+
+class SessionEndedError(InvalidInputError):
+    """The session has ended (by this client or any other): it takes no more turns and
+    cannot be started again; start a session under a new id."""
 
 
 class DimensionMismatchError(InvalidInputError):

@@ -69,6 +69,7 @@ PROBLEMS: dict[type[e.AgentMemoryError], ProblemType] = {
     e.InvalidNumberError: ProblemType(422, "Invalid Number", "invalid-number"),
     e.InvalidTextError: ProblemType(422, "Invalid Text", "invalid-text"),
     e.InvalidTimeError: ProblemType(422, "Invalid Time", "invalid-time"),
+    e.SessionEndedError: ProblemType(422, "Session Ended", "session-ended"),
     # A sync Memory used after close(): never raised by the service's async client.
     e.ClientClosedError: ProblemType(500, "Client Closed", "client-closed"),
     e.ConfigError: ProblemType(500, "Configuration Error", "config"),

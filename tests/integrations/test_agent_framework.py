@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 pytest.importorskip("agent_framework")
@@ -126,3 +128,30 @@ async def test_automatic_mode_going_back_to_an_ended_session_starts_a_new_one(me
         resumed, first.session_id)
     await provider.aclose()
     assert await memory.open_session_ids("u1") == []
+
+
+async def test_a_session_ended_by_another_client_is_replaced_on_the_next_run(memory):
+    agent, _client, provider = agent_with(memory)
+    session = agent.create_session()
+    await agent.run("I like tea.", session=session)
+    await memory.end_session("u1", session.session_id)  # another client ends it
+    await agent.run("And coffee in the morning.", session=session)
+    now = session.state[provider.source_id]["memory_session_id"]
+    assert now != session.session_id and now in await memory.open_session_ids("u1")
+    assert [t.content for t in await memory.get_thread("u1", now)] == [
+        "And coffee in the morning.", "Noted."]
+
+
+async def test_providers_closing_at_once_end_each_session_once_without_error(memory):
+    first_agent, _c1, first = agent_with(memory)
+    second_agent, _c2, second = agent_with(memory)
+    session = first_agent.create_session()
+    await first_agent.run("I like tea.", session=session)
+    await second_agent.run("I like jam too.", session=session)
+    await second_agent.run("A second topic.", session=second_agent.create_session())
+    results = await asyncio.gather(first.aclose(), second.aclose(), return_exceptions=True)
+    assert results == [None, None]
+    assert await memory.open_session_ids("u1") == []
+    # the other provider ended the shared session: a later run there starts a new one
+    await second_agent.run("Back again.", session=session)
+    assert session.state[second.source_id]["memory_session_id"] != session.session_id

@@ -16,8 +16,12 @@ Session modes (seed 001 section 16.2):
   Going back to an agent session whose memory session has ended (by that switch, by
   :meth:`AgentMemoryProvider.end_session` or by another client) starts a new memory session
   for it, with a fresh ``session_<hex>`` id stored in the agent session's state; the run goes
-  on and the ended session keeps its summary. :meth:`AgentMemoryProvider.end_session` ends one
-  session explicitly.
+  on and the ended session keeps its summary; so does a run whose memory session another
+  client ends while it runs (the rest of its exchange goes to the new session). The ended
+  check is one store read per run. :meth:`AgentMemoryProvider.end_session` ends one session
+  explicitly; a session another client ended first counts as ended. One provider holds one
+  current memory session: runs of different agent sessions on one provider at once end each
+  other's sessions on every switch, so give concurrent conversations a provider each.
 - manual (``auto_sessions=False``): the application calls :meth:`start_session` and
   :meth:`end_session`; every run in between, whatever its agent session, shares that memory
   session. Running without a started session raises ``InvalidInputError``.
@@ -49,7 +53,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "pip install 'agent-memory[agent-framework]'"
     ) from exc
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, SessionEndedError
 from ..models import SessionStatus, require_scope
 from ..sessions.keeper import SessionEnd
 
@@ -147,13 +151,17 @@ class AgentMemoryProvider(ContextProvider):
             session_id = session or self.current_session_id
         if not session_id:
             return None
-        if session_id not in await self.memory.open_session_ids(self.user_id):
+        try:
+            if session_id not in await self.memory.open_session_ids(self.user_id):
+                return None
+            ended = await self.memory.end_session(self.user_id, session_id)
+        except SessionEndedError:  # another client ended it in the meantime: done
             return None
-        ended = await self.memory.end_session(self.user_id, session_id)
-        if session_id == self.current_session_id:
-            self.current_session_id = None
-        if session_id in self._used:
-            self._used.remove(session_id)
+        finally:
+            if session_id == self.current_session_id:
+                self.current_session_id = None
+            if session_id in self._used:
+                self._used.remove(session_id)
         self.ended.append(ended)
         return ended
 
@@ -183,12 +191,15 @@ class AgentMemoryProvider(ContextProvider):
                     "manual session mode: call provider.start_session() before agent.run()")
             return self.current_session_id
         session_id = state.get("memory_session_id")
+        if session_id is None:
+            session_id = session.session_id if session is not None else None
+        if session_id is not None and await self._has_ended(session_id):
+            session_id = None  # its memory session ended (on a switch, or by another client)
         if session_id is None or session_id != self.current_session_id:
-            if session_id is None:
-                session_id = session.session_id if session is not None else None
-            if session_id is not None and await self._has_ended(session_id):
-                session_id = None  # back to an agent session whose memory session ended
-            session_id = await self._start(session_id)
+            try:
+                session_id = await self._start(session_id)
+            except SessionEndedError:  # ended between the check and the start
+                session_id = await self._start(None)
             state["memory_session_id"] = session_id
         if self.current_session_id not in (None, session_id):
             await self.end_session(self.current_session_id)  # the user moved on
@@ -221,4 +232,9 @@ class AgentMemoryProvider(ContextProvider):
             if message.role == "assistant" and message.text and message.text.strip():
                 turns.append(("assistant", message.text))
         for role, text in turns:
-            await self.memory.add_session_turn(self.user_id, session_id, role, text)
+            try:
+                await self.memory.add_session_turn(self.user_id, session_id, role, text)
+            except SessionEndedError:  # ended by another client during the run: the rest of
+                session_id = await self._start(None)  # the exchange goes to a new session
+                state["memory_session_id"] = self.current_session_id = session_id
+                await self.memory.add_session_turn(self.user_id, session_id, role, text)

@@ -72,7 +72,7 @@ class SessionsAPI:
             session_id: the session (= thread) id; a new ``session_<hex>`` when omitted.
 
         Raises:
-            InvalidInputError: the session already ended.
+            SessionEndedError: the session already ended (an InvalidInputError).
         """
         user_id = require_scope(user_id)
         session_id = require_scope(session_id if session_id is not None
@@ -115,7 +115,8 @@ class SessionsAPI:
         Raises:
             InvalidInputError (subclasses): bad scope ids, role, content (blank, a lone
                 surrogate, longer than ``Settings.max_content_chars``), ``created_at`` or
-                ``metadata``, checked before anything is written; or the session has ended.
+                ``metadata``, checked before anything is written; or the session has ended
+                (:class:`~agent_memory.errors.SessionEndedError`).
         """
         require_scope(user_id)
         require_scope(session_id, "session_id")
@@ -173,7 +174,7 @@ class SessionsAPI:
 
         Raises:
             SessionNotFoundError: no such session.
-            InvalidInputError: it has already ended.
+            SessionEndedError: it has already ended (an InvalidInputError).
         """
         await self.connect()
         return await self._keeper(user_id, session_id).end_session()

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from ..errors import ConflictError, InvalidInputError, SessionNotFoundError
+from ..errors import ConflictError, SessionEndedError, SessionNotFoundError
 from ..grounding import ground_summary, ground_topics, turn_sources
 from ..indexing import build_indexed, index_text
 from ..models import (
@@ -157,7 +157,7 @@ class MemoryKeeper:
 
         Raises:
             MissingScopeError: blank ids.
-            InvalidInputError: the session was already ended.
+            SessionEndedError: the session was already ended.
         """
         keeper = cls(memory, user_id, session_id, on_turns=on_turns)
         await memory.connect()
@@ -165,7 +165,7 @@ class MemoryKeeper:
         if record is None:
             record = await keeper._create(agent_id)
         if record.status == SessionStatus.COMPLETED:
-            raise InvalidInputError(
+            raise SessionEndedError(
                 f"session {keeper.session_id!r} of user {keeper.user_id!r} has ended; start a "
                 "new session id"
             )
@@ -262,15 +262,15 @@ class MemoryKeeper:
 
         Raises:
             SessionNotFoundError: the session was never started.
-            InvalidInputError (and subclasses): bad role/content, or the session has ended;
-                nothing is written.
+            InvalidInputError (and subclasses): bad role or content, or
+                (:class:`SessionEndedError`) the session has ended; nothing is written.
             EmbedderError / ReasonerError: the prune failed; the turn itself is stored and
                 the prune is retried on the next turn, at end or on resume.
         """
         memory = self._memory
         record = await self.record()
         if record.status == SessionStatus.COMPLETED:
-            raise InvalidInputError(f"session {self.session_id!r} has ended")
+            raise SessionEndedError(f"session {self.session_id!r} has ended")
         item = TurnInput(
             user_id=self.user_id, thread_id=self.session_id, role=role, content=content,
             speaker=speaker, agent_id=record.agent_id, created_at=created_at,
@@ -406,14 +406,14 @@ class MemoryKeeper:
 
         Raises:
             SessionNotFoundError: no such session.
-            InvalidInputError: the session has already ended (also when another client ended
+            SessionEndedError: the session has already ended (also when another client ended
                 it during this call).
             ReasonerError: reflection failed (the session stays completed with reflection
                 ``pending``; :func:`.reflection.reflect_pending` retries it).
         """
         record = await self.record()
         if record.status == SessionStatus.COMPLETED:
-            raise InvalidInputError(f"session {self.session_id!r} has already ended")
+            raise SessionEndedError(f"session {self.session_id!r} has already ended")
         await self._prune_due(final=True)
         await self.embed_pending()
         ended: list[bool] = []
@@ -430,7 +430,7 @@ class MemoryKeeper:
         await modify(self._memory.store, self.user_id, self.record_id, complete,
                      kind=ThreadSummary)
         if not ended:
-            raise InvalidInputError(f"session {self.session_id!r} has already ended")
+            raise SessionEndedError(f"session {self.session_id!r} has already ended")
         c = self._memory.components
         reflection = await reflect_session(c, self.user_id, self.session_id)
         aggregation = None
