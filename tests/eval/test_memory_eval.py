@@ -274,3 +274,30 @@ def test_evaluate_locomo_memory_runs_any_reasoner_in_one_call(locomo_path):
     assert figures["sessions"] == 1 and figures["facts"]["observations"] == len(
         sample.observations) > 0
     assert figures["facts"]["facts"] > 0 and figures["facts"]["recall"] > 0
+
+
+def test_the_report_tables_fit_80_columns_with_full_size_figures():
+    """Five conversations' worth of counts: no cell cut short ("0/2…") at 80 columns."""
+    from rich.console import Console
+
+    from agent_memory.cli.evaluate_memory import report_tables
+    from agent_memory.eval.memory import ConversationReport, MemoryReport, SessionSummaryScore
+    from agent_memory.eval.memory_metrics import FactCounts, ProfileCounts
+    from agent_memory.eval.readability import ReadabilityCounts
+
+    summary = SessionSummaryScore(session=1, thread_tokens=5000, summary_tokens=990,
+                                  compression=5.05, rouge1_recall=0.41, rougeL_recall=0.24)
+    report = MemoryReport(conversations=[ConversationReport(
+        sample_id=f"conv-{n}", sessions=32,
+        facts=FactCounts(observations=1210, covered=685, attributed=1158, facts=1164,
+                         citing=913, matched=793),
+        readability=ReadabilityCounts(multi_claim=171, unreadable=174),
+        summaries=[summary] * 32, missing_summaries=0,
+        profile=ProfileCounts(profiles=2, tokens=798, sentences=299, own=290, duplicates=10))
+        for n in range(5)])
+    console = Console(width=80, record=True)
+    for table in report_tables(report):
+        console.print(table)
+    text = console.export_text()
+    assert "\u2026" not in text and "10/299" in text
+    assert max(len(line) for line in text.splitlines()) <= 80

@@ -69,10 +69,11 @@ def report_tables(report: MemoryReport) -> list[Table]:
                             no_wrap=True)
     other = Table(box=box.SIMPLE_HEAD, title=(
         "Summaries vs LoCoMo session summaries: n, compression mean/min/share at target, "
-        f"ROUGE-1/L recall. Profile: tokens, own sentences, dups (cosine >= {DUPLICATE_COSINE})"))
+        f"ROUGE-1/L recall. Profile: tok(ens), own sentences, dups (cosine >= "
+        f"{DUPLICATE_COSINE}) of sentences"))
     # short headers and a light box: the table fits 80 columns
     for column in ("conv", "n", "compr", "min", f">={TARGET_COMPRESSION:g}:1", "R-1", "R-L",
-                   "tokens", "own", "dups"):
+                   "tok", "own", "dups"):
         other.add_column(column, justify="left" if column == "conv" else "right", no_wrap=True)
     for label, figures in report.rows():
         f, s, p = figures["facts"], figures["summaries"], figures["profile"]
