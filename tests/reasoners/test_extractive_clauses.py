@@ -380,3 +380,12 @@ def test_a_command_to_the_listener_after_a_comma_is_not_the_speakers_claim():
                          ("tell stories", "relax"))):
         kept = " ".join(t for kind, t in _clauses(text) if kind == "group")
         assert all(verb in kept for verb in verbs), kept
+
+
+def test_a_subordinate_clause_standing_alone_is_no_claim():
+    """The answer "Since I was twelve or so." to "How long have you played?" says nothing
+    on its own; a subordinate clause before its main clause stays in the claim."""
+    assert _clauses("Since I was twelve or so.") == [("other", "Since I was twelve or so")]
+    assert _clauses("Because I love the ocean.")[0][0] == "other"
+    assert _clauses("When I was a kid, I loved drawing maps.") == [
+        ("self", "When I was a kid, I loved drawing maps")]

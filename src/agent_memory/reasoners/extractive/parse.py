@@ -464,6 +464,9 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 else:
                     shared, lead = subject, None
                 kind, diary = _kind(subject), _diary(verb)
+                if verb.dep_ == "ROOT" and any(c.dep_ == "mark" and c.i == sent.start
+                                               for c in verb.children):
+                    kind = "other"  # a subordinate clause standing alone: "Since I was 17."
                 if kind == "none" and (verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
                                        and not _contracted(verb) and not diary
                                        or _expletive(verb)) or (
