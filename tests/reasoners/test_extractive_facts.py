@@ -608,3 +608,13 @@ def test_a_past_clause_takes_the_one_past_date_of_its_sentence():
         "Dana never fully healed.")
     assert dana("My band split up when I was twelve, and I joined a choir in 2015.") == [
         "Dana's band split up when Dana was twelve.", "Dana joined a choir in 2015."]
+
+
+def test_we_with_my_family_is_the_speaker_even_when_the_household_is_known():
+    turns = [Turn(id=f"t{n}", user_id="u1", thread_id="th1", role="user", speaker=speaker,
+                  content=text, created_at=MARCH)
+             for n, (speaker, text) in enumerate([
+                 ("Dana", "My husband and I love the coast."), ("Sam", "How is your family?"),
+                 ("Dana", "We went sailing with my kids on Sunday.")])]
+    assert [f.text for f in extract_facts(turns).facts][-1] == (
+        "Dana went sailing with their kids on Sunday 10 March 2024.")

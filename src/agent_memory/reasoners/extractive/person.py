@@ -268,12 +268,14 @@ def _group(speaker: Speaker, sentence: str, name: str) -> str:
     """Who "we" is: the speaker and their household when known, else the speaker alone
     (never an unnamed "and others")."""
     forms = PRONOUNS.get(speaker.pronoun or "")
+    kin = _FAMILY_WORDS.search(sentence)
+    if kin and sentence[:kin.start()].split()[-1:] == ["with"]:
+        return name  # "we went camping with my kids": the speaker went, the family with them
     if speaker.household:
         if forms or not _HOUSEHOLD.search(f"my {speaker.household}"):
             return f"{name} and {forms[2] if forms else 'their'} {speaker.household}"
         return f"{name} and family"
-    kin = _FAMILY_WORDS.search(sentence)  # "we went camping with my kids": the speaker went
-    return f"{name} and family" if kin and sentence[:kin.start()].split()[-1:] != ["with"] else name
+    return f"{name} and family" if kin else name
 
 
 _CONTRACTION_TAIL = {"i'm": "is", "i've": "has", "i'll": "will"}
