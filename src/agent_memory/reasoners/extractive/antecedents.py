@@ -66,8 +66,9 @@ _PEOPLE = ("PERSON", "NORP", "DATE", "TIME")
 _SALIENT = ("nsubj", "nsubjpass", "dobj", "ROOT", "conj")
 """Grammatical roles of a phrase a pronoun can stand for: the subject or the object of its
 sentence (the top of Lappin & Leass's salience ranking), one joined to it ("my sofa and my
-mirror": two candidates), or a sentence of its own ("What a cake!"); not a place or a measure in a prepositional phrase ("chilled it in the fridge",
-"a ton of work")."""
+mirror": two candidates), or a sentence of its own ("What a cake!"); not a place or a
+measure in a prepositional phrase ("chilled it in the fridge", "a ton of work"), nor the
+predicate of "be" ("it is a huge deal")."""
 _NOT_REFERRING = word_set("no any every each")
 """Determiners of a phrase that names no one thing ("no prob", "by any chance")."""
 _LIKENESS = word_set("like as than")
@@ -80,11 +81,10 @@ not what it is ("things like my quilt" gives an example)."""
 @dataclass(frozen=True, slots=True)
 class Context:
     """A sentence said before the clause: its text and whether its speaker is the clause's
-    own (``False``: the other speaker, named ``speaker``)."""
+    own (``False``: the other speaker's)."""
 
     text: str
     own: bool
-    speaker: str | None = None
 
 
 def _candidates(doc: Any, tag: str, own: bool) -> list[Any]:
@@ -98,7 +98,6 @@ def _candidates(doc: Any, tag: str, own: bool) -> list[Any]:
             and not (chunk.root.head.lower_ in _LIKENESS
                      and chunk.root.head.head.lower_ in _SEEMING)
             and not any(t.tag_ in ("WDT", "WP", "WP$") for t in chunk)
-            and not (chunk.root.dep_ == "attr" and chunk.root.head.lower_ in BE)
             and not any(t.dep_ == "det" and t.lower_ in _NOT_REFERRING for t in chunk)
             and not (not own and _first_person_subject(chunk))]
 

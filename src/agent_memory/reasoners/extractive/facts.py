@@ -431,8 +431,7 @@ def _context(turns: Sequence[Turn], turn: Turn, said: Mapping[str, list[str]],
     index = next(i for i, t in enumerate(turns) if t.id == turn.id)
     before: list[Context] = []
     if index and speaker_name(previous := turns[index - 1]) != speaker_name(turn):
-        speaker = speaker_name(previous) if previous.role == Role.USER else None
-        before = [Context(text, own=False, speaker=speaker)
+        before = [Context(text, own=False)
                   for text in said.get(previous.id) or split_sentences(spoken(previous.content))]
     return before + [Context(text, own=True) for text in said[turn.id][:number]]
 
