@@ -116,5 +116,6 @@ async def test_add_memories_checks_each_item_like_the_rest_route(served) -> None
         stored = rest.get("/v1/users/alice/memories", params={"kinds": "fact"}).json()
     assert [(f["index"], f["item"], f["error"]) for f in over_rest["failed"]] == [
         (f["index"], f["item"], f["error"]) for f in failed]
-    mine = [r["content"] for r in stored["records"] if r["content"] in {i["content"] for i in batch}]
+    sent = {i["content"] for i in batch}
+    mine = [r["content"] for r in stored["records"] if r["content"] in sent]
     assert sorted(mine) == sorted(["Alice swims on Mondays.", "Alice plays chess."] * 2)

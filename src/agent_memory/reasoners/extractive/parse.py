@@ -415,8 +415,8 @@ def _since_we(clause: Any) -> bool:
 
 def words_of(tokens: list[Any]) -> str:
     """The tokens' text, spaced as the original and where a token was left out (not before a
-    closing quotation mark or a comma), a spoken indefinite "this" written "a" ("I met a nice couple":
-    :func:`.reference.indefinite`)."""
+    closing quotation mark or a comma), a spoken indefinite "this" written "a" ("I met a nice
+    couple": :func:`.reference.indefinite`)."""
     out, quoting = [], False
     for token, following in zip(tokens, [*tokens[1:], None], strict=True):
         quoting ^= token.text in _QUOTES
