@@ -104,6 +104,15 @@ async def test_re_adding_a_turn_id_is_idempotent_and_never_rewrites_the_turn(mem
     assert (await memory.get_memories("alice", kinds=["fact"]))[0].content == "Alice likes tea."
 
 
+async def test_the_same_turn_twice_in_one_batch_is_stored_once(memory):
+    turn = {"user_id": "alice", "thread_id": "t1", "role": "user", "content": "Hi.",
+            "id": "twice"}
+    stored = await memory.add_turns([turn, {**turn, "id": "other", "content": "Bye."}, turn])
+    assert [t.id for t in stored] == ["twice", "other", "twice"]
+    assert stored[0] == stored[2]
+    assert [t.id for t in await memory.get_thread("alice", "t1")] == ["twice", "other"]
+
+
 async def test_two_calls_adding_one_new_turn_id_at_once_both_succeed(memory):
     """A retry racing its own first attempt: the loser reads again and is a re-add."""
     calls = [memory.add_turn("alice", "t1", "user", "I moved to Lisbon.", id="race-1")

@@ -67,7 +67,7 @@ class ThreadsAPI(MemoryCore):
         A turn given with the ``id`` of a stored turn is a re-add. With the same thread, role,
         agent (``agent_id``) and content, and the same ``seq`` when one is given, it is
         idempotent: the turn keeps its ``seq`` and is written again as given (a retried call
-        stores no copy; ``speaker``, ``created_at`` and ``metadata`` are taken from the re-add).
+        stores no copy, nor does the same turn given twice in one batch; ``speaker``, ``created_at`` and ``metadata`` are taken from the re-add).
         With another thread, role, agent, content or ``seq`` it is refused: an acknowledged
         turn is never moved, given to another agent or rewritten; store the new turn under a
         new id.
@@ -125,11 +125,22 @@ class ThreadsAPI(MemoryCore):
             _refuse_rewrites(inputs, existing, others)
         turns: list[Turn] = []
         done: dict[int, Turn] = {}  # input index -> the stored turn it already is
+        first: dict[tuple[str, str], int] = {}  # id -> the batch's first turn with it
+        repeats: dict[int, int] = {}  # input index -> the earlier index it repeats
+        written: list[int] = []  # input indexes of ``turns``, in order
         for index, item in enumerate(inputs):
-            prior = existing.get((item.user_id, item.id)) if item.id else None
+            key = (item.user_id, item.id or "")
+            prior = existing.get(key) if item.id else None
+            if item.id and key in first and not replace:  # the same turn twice: written once
+                repeats[index] = first[key]
+                continue
+            if item.id:
+                first[key] = index
             if settled and prior is not None:
                 done[index] = prior
-            elif prior is not None:  # a re-add: same position, conditional replace
+                continue
+            written.append(index)
+            if prior is not None:  # a re-add: same position, conditional replace
                 seq = item.seq if item.seq is not None else prior.seq
                 turns.append(item.to_turn(seq).model_copy(update={"etag": prior.etag}))
             else:  # -1: the store assigns the thread's next seq where the write commits
@@ -140,10 +151,8 @@ class ThreadsAPI(MemoryCore):
         stored = [t for t in await self.store.put(indexed)
                   if isinstance(t, Turn)] if indexed else []
         await self._after_turns(stored)
-        if not done:
-            return stored
-        written = iter(stored)
-        return [done[index] if index in done else next(written) for index in range(len(inputs))]
+        result = {**done, **dict(zip(written, stored, strict=True))}
+        return [result[repeats.get(index, index)] for index in range(len(inputs))]
 
     async def _previous_turns(self, turns: Sequence[Turn]) -> dict[str, Turn]:
         """The turn each new turn is indexed with as its context (:mod:`.indexing`).
