@@ -358,6 +358,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         if (score := salience(p, cosine)) >= FACT_THRESHOLD:
             chosen.setdefault(candidates[index][0].id, []).append((score, index))
     facts: list[FactDraft] = []
+    position = {t.id: i for i, t in enumerate(turns)}
     for turn in turns:
         best = sorted(chosen.get(turn.id, []), reverse=True)[:FACTS_PER_TURN]
         for _, index in sorted(best, key=lambda pair: pair[1]):
@@ -366,7 +367,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             day = next((m.date for m in resolved.mentions if m.date and re.sub(  # the clause's own
                 r"(?i)^(?:on|in) ", "", m.replacement) in clause.text), None)  # ("... in 2020")
             clause = replace(clause, text=resolve_references(
-                clause.text, _context(turns, turn, said, n)))
+                clause.text, _context(turns, position[turn.id], said, n)))
             frame = None if day is not None else _frame(resolved, clause, turn)
             if frame is not None:
                 day = frame[0]
@@ -424,11 +425,11 @@ def _frame(resolved: ResolvedText, clause: Clause, turn: Turn) -> tuple[date, st
     return mention.date, phrase
 
 
-def _context(turns: Sequence[Turn], turn: Turn, said: Mapping[str, list[str]],
+def _context(turns: Sequence[Turn], index: int, said: Mapping[str, list[str]],
              number: int) -> list[Context]:
-    """What was said before sentence ``number`` of ``turn``, oldest first: the other
+    """What was said before sentence ``number`` of ``turns[index]``, oldest first: the other
     speaker's turn right before it, then the turn's own earlier sentences."""
-    index = next(i for i, t in enumerate(turns) if t.id == turn.id)
+    turn = turns[index]
     before: list[Context] = []
     if index and speaker_name(previous := turns[index - 1]) != speaker_name(turn):
         before = [Context(text, own=False)
