@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .lexicon import BE, RELATIONS
+from .lexicon import BE, DEMONSTRATIVES, RELATIONS
 from .parse import parse
 from .reference import outside_token
 from .sentences import word_set
@@ -51,7 +51,6 @@ from .sentences import word_set
 _PRONOUNS = {"it": "NN", "its": "NN"}
 """Pronouns resolved, with the tag of the noun each stands for (number agreement). Not
 "them" or "they", which stand for people as often as for things."""
-_DEMONSTRATIVES = word_set("this that these those")
 _BARE = word_set("this that")
 """Demonstratives standing alone as the object of a verb ("I painted this after ...") are
 resolved as "it" is; as a subject ("that was the best part") they mostly stand for an event."""
@@ -107,7 +106,7 @@ def _pointed_at(chunk: Any, own: bool) -> bool:
     ("that plate", "this painting": the thing in a shared photo or just named) or as the
     speaker's own ("my bowl", or "your bowl" from the listener)."""
     first = chunk[0].lower_
-    return first in _DEMONSTRATIVES or first in (("my", "our") if own else ("your",))
+    return first in DEMONSTRATIVES or first in (("my", "our") if own else ("your",))
 
 
 def _first_person_subject(chunk: Any) -> bool:
@@ -125,7 +124,7 @@ def _spoken_by_self(chunk: Any, context: Context) -> str:
         word = token.text
         lowered = token.lower_
         if token.dep_ in ("det", "poss") and token.i == chunk.start:
-            if lowered in _DEMONSTRATIVES:
+            if lowered in DEMONSTRATIVES:
                 word = "the"
             elif not context.own and lowered in ("your", "yours"):
                 word = "my"
@@ -205,7 +204,7 @@ def resolve_references(text: str, context: Sequence[Context]) -> str:
             phrase += "'s"
         if token.i == 0:
             phrase = phrase[:1].upper() + phrase[1:]
-    elif word in _DEMONSTRATIVES and token.dep_ == "det" and (
+    elif word in DEMONSTRATIVES and token.dep_ == "det" and (
             token.head.lower_ not in _LIGHT_NOUNS) and (
             phrase := _possessive(token.head, context)) is not None:
         if token.i == 0:

@@ -21,6 +21,7 @@ STOP = word_set(
     just always usually often is are be been being am was were has have had does do did
     their his her its them they it this that these those""")
 BE = word_set("am 'm is 's are 're was were be been being")
+DEMONSTRATIVES = word_set("this that these those")
 """The forms of "be", contracted ones included."""
 LIGHT = word_set("be is are was were am been being have has had having do does did get gets "
                  "got getting become became go goes going went gone")

@@ -10,8 +10,8 @@ May, so the search starts over"). A clause keeps its verb's whole subtree except
 coordinated clauses, the conjunction, interjections, vocatives, discourse words ("Yeah, Mel, so
 I ..."), a frame such as "since we last talked", focus adverbs that tie it to an earlier claim
 ("too", "also", "even", "as well") and a command to the listener after a comma ("I made a cake,
-check it out"); a comma or dash stays between two words it
-keeps ("When I was a kid, I loved painting"). Its :attr:`Clause.kind` says whose claim it is:
+check it out"); a comma or dash stays between two words it keeps ("When I was a kid, I loved
+painting"). Its :attr:`Clause.kind` says whose claim it is:
 
 - ``self``: the subject is "I" (or "me" as in "Me and my wife ...");
 - ``group``: the subject is "we";
@@ -333,28 +333,31 @@ def _inviting(verb: Any) -> bool:
         c.lower_ in _ATTENDING for c in verb.subtree)
 
 
-def _imperative_conjunct(verb: Any) -> bool:
-    """A bare command joined by a comma alone to a verb in the past or third person ("I made
-    a cake, check it out"): the listener is told to do it; it does not share the speaker's
-    subject. After a present verb the base form is a list ("we roast marshmallows, tell
-    stories and ...")."""
-    head = verb.head
-    return (verb.dep_ == "conj" and verb.tag_ == "VB" and head.tag_ in _NOT_BASE
+def _bare_command(verb: Any, after: Any) -> bool:
+    """Whether ``verb``, coming after the verb ``after``, is a bare command asking the
+    listener to attend (:func:`_inviting`): a base form with no subject, auxiliary or
+    conjunct of its own, after a verb in the past or third person. After a present verb the
+    base form is a list ("we roast marshmallows, tell stories and ...")."""
+    return (verb.tag_ == "VB" and after.tag_ in _NOT_BASE and verb.i > after.i
             and _inviting(verb)
-            and verb.doc[verb.i - 1].text == ","  # not "we roast, tell, ..."
-            and not any(c.dep_ in (*_SUBJECTS, "aux", "cc", "conj") for c in verb.children)
+            and not any(c.dep_ in (*_SUBJECTS, "aux", "cc", "conj") for c in verb.children))
+
+
+def _imperative_conjunct(verb: Any) -> bool:
+    """A bare command joined by a comma alone to the verb before ("I made a cake, check it
+    out"): the listener is told to do it; it does not share the speaker's subject."""
+    head = verb.head
+    return (verb.dep_ == "conj" and _bare_command(verb, head)
+            and verb.doc[verb.i - 1].text == ","
             and not any(c.dep_ == "cc" and head.i < c.i < verb.i for c in head.children))
 
 
 def _imperative_aside(child: Any, verb: Any) -> bool:
-    """A bare command to the listener loosely attached after a comma to a verb in the past or
-    third person ("I've finished a sketch, have a look"): addressed to the listener, not part
-    of the speaker's claim."""
-    return (child.dep_ in ("dep", "parataxis") and child.tag_ == "VB" and child.i > verb.i
-            and _inviting(child)
-            and verb.tag_ in _NOT_BASE and child.doc[child.i - 1].text in _ASIDE_MARKS
-            and all(t.is_punct for t in child.doc[child.left_edge.i:child.i])
-            and not any(c.dep_ in (*_SUBJECTS, "aux", "cc", "conj") for c in child.children))
+    """A bare command to the listener loosely attached after a comma or dash ("I've finished
+    a sketch, have a look"): addressed to the listener, not part of the speaker's claim."""
+    return (child.dep_ in ("dep", "parataxis") and _bare_command(child, verb)
+            and child.doc[child.i - 1].text in _ASIDE_MARKS
+            and all(t.is_punct for t in child.doc[child.left_edge.i:child.i]))
 
 
 def _complemented(verb: Any) -> bool:

@@ -30,10 +30,9 @@ from __future__ import annotations
 from typing import Any
 
 from .lexicon import BE as _BE
-from .lexicon import RELATIONS
+from .lexicon import DEMONSTRATIVES, RELATIONS
 from .sentences import word_set
 
-_DEMONSTRATIVES = word_set("this that these those")
 _THIRD = word_set("he him his she her hers himself herself they them their theirs themselves")
 """Third-person pronouns: before the person is named they are someone else's."""
 _CONNECTIVES = word_set("so otherwise therefore thus hence instead then")
@@ -122,7 +121,7 @@ def outside_token(doc: Any, subject: str | None = None) -> Any | None:
                  len(doc))
     for token in doc:
         word = token.lower_
-        if word in _DEMONSTRATIVES and token.tag_ == "DT":
+        if word in DEMONSTRATIVES and token.tag_ == "DT":
             if token.dep_ == "det" and (token.head.ent_type_ in _TIME or indefinite(token)):
                 continue
             if token.dep_ != "det" and _after_a_clause(token):
