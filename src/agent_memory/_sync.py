@@ -206,12 +206,12 @@ class Memory(SyncFacade):
         A turn given with the ``id`` of a stored turn is a re-add. With the same thread, role,
         agent (``agent_id``) and content, and the same ``seq`` when one is given, it is
         idempotent: the turn keeps its ``seq`` and is written again as given (a retried call
-        stores no copy, nor does the same turn given twice in one batch; ``speaker``, ``created_at`` and ``metadata`` are taken from the re-add).
-        With another thread, role, agent, content or ``seq`` it is refused: an acknowledged
-        turn is never moved, given to another agent or rewritten; store the new turn under a
-        new id.
-        Two calls adding the same new id at once (a retry whose first attempt committed in
-        the meantime) both succeed when they carry the same turn: the one that loses the race
+        stores no copy, nor does the same turn given twice in one batch; ``speaker``,
+        ``created_at`` and ``metadata`` are taken from the re-add). With another thread,
+        role, agent, content or ``seq`` it is refused: an acknowledged turn is never moved,
+        given to another agent or rewritten; store the new turn under a new id. Two calls
+        adding the same new id at once (a retry whose first attempt committed in the
+        meantime) both succeed when they carry the same turn: the one that loses the race
         reads the store again, once, and is a re-add.
 
         Returns:

@@ -170,8 +170,8 @@ class ConflictError(StoreError):
     """A conditional write found the stored record changed since it was read (its version,
     an ETag in Cosmos DB terms, differs), or a record to create already exists. Nothing was
     written: re-read the record and apply the change again. ``add_turns`` raises it too for
-    a turn id that names a stored turn with another thread, role or content (a stored turn
-    is never rewritten: store the new turn under a new id).
+    a turn id that names a stored turn with another thread, role, agent, content or ``seq``
+    (a stored turn is never rewritten: store the new turn under a new id).
 
     Attributes:
         ids: ids of the records whose versions did not match.

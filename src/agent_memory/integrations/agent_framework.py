@@ -118,12 +118,13 @@ class AgentMemoryProvider(ContextProvider):
         """Start (or resume) the memory session every following run uses; returns its id.
 
         Raises:
-            InvalidInputError: that session has already ended.
+            SessionEndedError: that session has already ended (an InvalidInputError).
         """
         self.current_session_id = await self._start(session_id)
         return self.current_session_id
 
     async def _start(self, session_id: str | None) -> str:
+        """Start or resume ``session_id`` (a new id when ``None``) and note it as used."""
         session_id = await self.memory.start_session(self.user_id, session_id,
                                                      agent_id=self.agent_id)
         if session_id not in self._used:
@@ -131,6 +132,7 @@ class AgentMemoryProvider(ContextProvider):
         return session_id
 
     async def _has_ended(self, session_id: str) -> bool:
+        """Whether the stored session ``session_id`` has ended (one store read)."""
         record = await self.memory.get_summary(self.user_id, session_id)
         return record is not None and record.status == SessionStatus.COMPLETED
 
