@@ -46,11 +46,13 @@ from typing import Any
 from .lexicon import BE, DEMONSTRATIVES, RELATIONS
 from .parse import parse
 from .reference import outside_token
-from .sentences import word_set
+from .sentences import word_set, words
 
 _PRONOUNS = {"it": "NN", "its": "NN"}
 """Pronouns resolved, with the tag of the noun each stands for (number agreement). Not
 "them" or "they", which stand for people as often as for things."""
+_POINTING = DEMONSTRATIVES | frozenset(_PRONOUNS)
+"""The words this module can replace; a clause with none of them is not parsed again."""
 _BARE = word_set("this that")
 """Demonstratives standing alone as the object of a verb ("I painted this after ...") are
 resolved as "it" is; as a subject ("that was the best part") they mostly stand for an event."""
@@ -185,8 +187,8 @@ def resolve_references(text: str, context: Sequence[Context]) -> str:
     Returns:
         The clause with the word replaced, e.g. "I knitted the scarf over the winter".
     """
-    if not context:
-        return text
+    if not context or not _POINTING.intersection(w.split("'")[0] for w in words(text)):
+        return text  # nothing this resolves: no parse
     doc = parse([text])[0]
     token = outside_token(doc)
     if token is None:
