@@ -64,6 +64,23 @@ def test_ingest_search_summary_profile(tmp_path):
     assert result.exit_code == 1
 
 
+def test_the_search_table_shows_the_text_at_80_columns(tmp_path, monkeypatch):
+    """At 80 columns the text column keeps its words readable (was cut to ~12 characters
+    a line); a fact names the turn it cites, a turn does not repeat itself."""
+    data, store = tmp_path / "turns.jsonl", tmp_path / "m.db"
+    write_jsonl(data)
+    assert runner.invoke(app, ["ingest", str(data), "--store", str(store)]).exit_code == 0
+    assert runner.invoke(app, ["facts", "--user", "dana", "--store", str(store)]).exit_code == 0
+    monkeypatch.setenv("COLUMNS", "80")
+    table = runner.invoke(app, ["search", "Where is Dana flying to see her grandmother?",
+                                "--user", "dana", "--store", str(store), "-k", "3"])
+    assert table.exit_code == 0, table.output
+    lines = table.output.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert any("I am flying to Osaka on 3" in line for line in lines), table.output
+    assert sum("from turn_" in line for line in lines) == 1  # the fact cites its turn
+
+
 def test_errors_are_one_clear_line(tmp_path):
     not_a_store = tmp_path / "notes.txt"
     not_a_store.write_text("just some notes\n")

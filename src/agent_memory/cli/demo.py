@@ -165,7 +165,7 @@ async def run_demo(store: Path, settings: Settings, poison: bool = False, *,
         console.rule(f"Hybrid search (vector + BM25, fused with RRF k={memory.settings.rrf_k})")
         for query in QUERIES:
             hits = await memory.search(USER, query, k=4)
-            console.print(hits_table(hits, title=f"search: {query!r}", width=70))
+            console.print(hits_table(hits, title=f"search: {query!r}", width=160))
         if not poison:
             return 0
         topics = " ".join(profile.metadata.get("key_topics", [])) if profile else ""

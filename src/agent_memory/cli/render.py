@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -32,26 +33,35 @@ def _clip(text: str, width: int) -> str:
 
 
 def hits_table(hits: Sequence[Hit], title: str = "Results", width: int = 90) -> Table:
-    """A table of hits: rank, fused score, each signal's score and rank, kind, provenance, text."""
-    table = Table(title=title, show_lines=False, expand=False)
-    table.add_column("#", justify="right")
-    table.add_column("score", justify="right")
-    table.add_column("vector (rank)", justify="right")
-    table.add_column("text (rank)", justify="right")
-    table.add_column("kind")
-    table.add_column("thread / date / evidence")
-    table.add_column("content")
+    """A table of hits, one row each: rank, fused score, each signal's score and rank
+    (``v`` vector, ``t`` full text), kind, where it comes from (date, thread, the evidence turns of a derived record)
+    and the text, clipped to ``width`` characters.
+
+    The text column takes whatever the terminal leaves; the others keep to their content, so
+    an 80-column terminal still shows about 30 characters of text per line.
+    """
+    table = Table(title=title, box=box.SIMPLE_HEAD, expand=True, pad_edge=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("signals", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("date / thread", max_width=16, overflow="ellipsis", no_wrap=True)
+    table.add_column("content", ratio=1, min_width=24, overflow="fold")
     for i, hit in enumerate(hits, start=1):
         vec = hit.signals.get("vector")
         txt = hit.signals.get("text")
         prov = hit.provenance
-        evidence = ",".join(prov.evidence[:3]) + ("…" if len(prov.evidence) > 3 else "")
-        where = f"{prov.thread_id or '-'}\n{prov.created_at:%Y-%m-%d %H:%M}\n{evidence}"
+        where = f"{prov.created_at:%Y-%m-%d %H:%M}\n{prov.thread_id or '-'}"
+        if prov.evidence and prov.evidence != [hit.record.id]:  # a turn is its own evidence
+            own = f"{prov.thread_id}:"
+            cited = [f"turn {e.removeprefix(own)}" if e.startswith(own) else e
+                     for e in prov.evidence]
+            where += "\nfrom " + ",".join(cited[:3]) + ("…" if len(cited) > 3 else "")
         table.add_row(
             str(i),
             f"{hit.score:.4f}",
-            f"{vec.score:.3f} ({vec.rank})" if vec else "-",
-            f"{txt.score:.2f} ({txt.rank})" if txt else "-",
+            "\n".join([f"v {vec.score:.3f} ({vec.rank})" if vec else "v -",
+                       f"t {txt.score:.2f} ({txt.rank})" if txt else "t -"]),
             hit.provenance.kind.value,
             where,
             _clip(hit.record.content, width),
