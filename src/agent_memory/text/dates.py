@@ -29,6 +29,8 @@ Expressions and their rewrites (reference: Monday 8 May 2023)::
     a month ago, 3 months ago, a year ago in April 2023, in February 2023, in 2022
     in 2 days, in two weeks, in a month   on 10 May 2023, two weeks after 8 May 2023, in June 2023
     a few days ago, in a few weeks        a few days before 8 May 2023, a few weeks after 8 May 2023
+    about 2 years ago, in over a month    around 2021, over a month after May 2023
+    nearly a year ago, in about 2 weeks   nearly a year before 2023, about two weeks after 8 May 2023
     the other day                         a few days before 8 May 2023 (no date: too vague)
 
 "recently" and other vague words are left as they are. A leading "on"/"in" is dropped after a
@@ -69,6 +71,10 @@ _COUNT_WORDS = {v: w for w, v in UNITS.items() if 1 <= v <= 12}
 _NUM = (r"(?:a\s+couple(?:\s+of)?|couple\s+of|a\s+few|few|an?|one|two|three|four|five|six|"
         r"seven|eight|nine|ten|eleven|twelve|\d{1,3})")
 _UNIT = r"(?:day|week|month|year)s?"
+_ABOUT = frozenset(("about", "around", "roughly", "approximately", "some"))
+"""Approximations that centre on the count: a year so approximated reads "around 2028"."""
+_APPROX = (r"(?:about|around|roughly|approximately|nearly|almost|some|(?:just\s+)?(?:over|under)|"
+           r"more\s+than|less\s+than)")
 _WEEKDAY = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday"
             r"|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b)")
 _PART = r"(?:morning|afternoon|evening|night)"
@@ -78,8 +84,8 @@ _NOT_POSSESSIVE = r"(?!['\u2019]s\b)"
 
 _PATTERN = re.compile(
     r"\b(?:"
-    rf"(?P<ago>(?P<ago_n>{_NUM})\s+(?P<ago_unit>{_UNIT})\s+ago)"
-    rf"|(?P<inn>in\s+(?P<in_n>{_NUM})\s+(?P<in_unit>{_UNIT}))"
+    rf"(?P<ago>(?:(?P<ago_approx>{_APPROX})\s+)?(?P<ago_n>{_NUM})\s+(?P<ago_unit>{_UNIT})\s+ago)"
+    rf"|(?P<inn>in\s+(?:(?P<in_approx>{_APPROX})\s+)?(?P<in_n>{_NUM})\s+(?P<in_unit>{_UNIT}))"
     rf"|(?P<mon>(?P<mon_pre>(?:(?:last|this|next)|(?:in|since|until|till|by|during|from|"
     rf"before|after)(?:\s+(?:early|late|mid))?)\s+)(?P<mon_name>{_MONTH_NAME})\b"
     r"(?!\.?\s*\d|,?\s+(?:of\s+)?(?:19|20)\d\d))"
@@ -216,12 +222,18 @@ def _count(word: str) -> tuple[int, bool]:
     return _NUMBER_WORDS[key], False
 
 
-def _spoken(word: str, value: int) -> str:
-    """The count as it should read in a rewrite ("2" -> "two", "a few" kept)."""
+def _spoken(word: str, value: int, unit: str, approx: str | None = None) -> str:
+    """The count and its unit as they should read in a rewrite ("2" -> "two weeks", "a few
+    days" kept, "about a month": one unit stays singular after an approximation)."""
     key = " ".join(word.lower().split())
     if key in _VAGUE_COUNTS:
-        return key if key.startswith("a ") else f"a {key}"
-    return _COUNT_WORDS.get(value, str(value))
+        count = key if key.startswith("a ") else f"a {key}"
+    elif approx and key in ("a", "an"):
+        count = key
+    else:
+        count = _COUNT_WORDS.get(value, str(value))
+    lead = f"{' '.join(approx.lower().split())} " if approx else ""
+    return f"{lead}{count} {unit}{'' if value == 1 else 's'}"
 
 
 def _weekend_start(day: date) -> date:
@@ -233,31 +245,36 @@ def _weekend_start(day: date) -> date:
 
 
 def _ago_or_ahead(
-    word: str, unit: str, ref: date, sign: int
+    word: str, unit: str, ref: date, sign: int, approx: str | None = None
 ) -> tuple[str, date | None, str]:
-    """Rewrite "N units ago" (sign -1) or "in N units" (sign +1)."""
+    """Rewrite "N units ago" (sign -1) or "in N units" (sign +1); ``approx``: the word that
+    makes the count approximate ("about", "over"...), kept before it ("in over three years"
+    said in 2025: "over three years after 2025"; years "about" a count: "around 2028")."""
     value, vague = _count(word)
+    vague = vague or approx is not None
     unit = unit.lower().rstrip("s")
     relation = "before" if sign < 0 else "after"
+    spoken = _spoken(word, value, unit, approx)
     if unit == "day":
         target = ref + timedelta(days=sign * value)
         if vague:
-            return f"{_spoken(word, value)} days {relation} {format_day(ref)}", target, "approx"
+            return f"{spoken} {relation} {format_day(ref)}", target, "approx"
         return f"on {format_day(target)}", target, "day"
     if unit == "week":
         target = ref + timedelta(weeks=sign * value)
         if value == 1 and not vague:
             return f"the week {relation} {format_day(ref)}", target, "week"
-        return (f"{_spoken(word, value)} weeks {relation} {format_day(ref)}", target,
-                "approx" if vague else "week")
+        return f"{spoken} {relation} {format_day(ref)}", target, "approx" if vague else "week"
     if unit == "month":
         target = add_months(ref, sign * value)
         if vague:
-            return f"{_spoken(word, value)} months {relation} {format_month(ref)}", target, "approx"
+            return f"{spoken} {relation} {format_month(ref)}", target, "approx"
         return f"in {format_month(target)}", target.replace(day=1), "month"
     target = date(ref.year + sign * value, 1, 1)
+    if approx is not None and approx.lower() in _ABOUT:  # "about five years ago": around 2018
+        return f"around {target.year}", target, "approx"
     if vague:
-        return f"{_spoken(word, value)} years {relation} {ref.year}", target, "approx"
+        return f"{spoken} {relation} {ref.year}", target, "approx"
     return f"in {target.year}", target, "year"
 
 
@@ -378,9 +395,9 @@ def _rewrite(match: re.Match[str], ref: date, past: bool) -> tuple[str, date | N
     g = match.group
     phrase = match.group(0)
     if g("ago"):
-        return _ago_or_ahead(g("ago_n"), g("ago_unit"), ref, -1)
+        return _ago_or_ahead(g("ago_n"), g("ago_unit"), ref, -1, g("ago_approx"))
     if g("inn"):
-        return _ago_or_ahead(g("in_n"), g("in_unit"), ref, 1)
+        return _ago_or_ahead(g("in_n"), g("in_unit"), ref, 1, g("in_approx"))
     if g("rel"):
         return _relative(g("rel_mod"), g("rel_unit"), ref, past)
     if g("mon"):
