@@ -39,6 +39,17 @@ def test_the_speakers_thing_named_by_the_listener_is_theirs():
         "I borrowed my old bike for the weekend")
 
 
+def test_a_pet_or_a_band_can_be_it_a_person_cannot():
+    assert resolve_references("I adopted it from a shelter in 2019", [
+        Context("My cat is doing fine.", own=True)]) == (
+        "I adopted my cat from a shelter in 2019")
+    assert resolve_references("I started it with my cousin", [
+        Context("Our band is doing well.", own=True)]) == (
+        "I started our band with my cousin")
+    assert resolve_references("I called it on Sunday", [
+        Context("My sister is in Lisbon.", own=True)]) == "I called it on Sunday"
+
+
 def test_it_stays_when_what_it_stands_for_is_not_clear():
     two = [Context("My new sofa and my big mirror came today.", own=True)]
     assert resolve_references("I carried it home on the bus", two) == (

@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .lexicon import BE, DEMONSTRATIVES, RELATIONS
+from .lexicon import BE, DEMONSTRATIVES, PEOPLE_NOUNS
 from .parse import parse
 from .reference import outside_token
 from .sentences import word_set, words
@@ -94,7 +94,7 @@ def _candidates(doc: Any, tag: str, own: bool) -> list[Any]:
     return [chunk for chunk in doc.noun_chunks
             if chunk.root.tag_ == tag and chunk.root.pos_ == "NOUN"
             and chunk.root.dep_ in _SALIENT
-            and chunk.root.lower_ not in _LIGHT_NOUNS and chunk.root.lower_ not in RELATIONS
+            and chunk.root.lower_ not in _LIGHT_NOUNS and chunk.root.lower_ not in PEOPLE_NOUNS
             and chunk.root.ent_type_ not in _PEOPLE
             and not (chunk.root.head.lower_ in _LIKENESS
                      and chunk.root.head.head.lower_ in _SEEMING)

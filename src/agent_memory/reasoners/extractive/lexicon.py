@@ -35,6 +35,9 @@ RELATIONS = word_set(
     roommate grandmother grandfather grandma grandpa aunt uncle cousin niece nephew kid kids
     child children parents family dog cat pet puppy kitten team company band baby""")
 """Relations whose possessive opens another subject ("Ana's sister lives in Rome")."""
+PEOPLE_NOUNS = RELATIONS - word_set("dog cat pet puppy kitten team company band")
+"""The relations that are people ("a friend", "my sister"): never what "it" stands for, as a
+pet, a band or a company can be."""
 
 ENDING = word_set(
     "quit quits stop stops stopped cease ceased sold sell sells close closes closed left leave "

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from .lexicon import BE as _BE
-from .lexicon import DEMONSTRATIVES, RELATIONS
+from .lexicon import DEMONSTRATIVES, PEOPLE_NOUNS
 from .sentences import word_set
 
 _THIRD = word_set("he him his she her hers himself herself they them their theirs themselves")
@@ -46,8 +46,6 @@ _SPANS = word_set("time times day days week weeks month months year years moment
                   "season seasons point stage weekend")
 """Nouns of time: "these tough times" is the present, not a new thing."""
 _PEOPLE = ("PERSON", "NORP")
-_PERSON_NOUNS = RELATIONS - word_set("dog cat pet puppy kitten team company band")
-"""Nouns of people ("a friend", "my sister"): not what "it" stands for."""
 _SAME_CLAUSE = ("xcomp", "aux", "auxpass")
 """A verb of the same clause as its head ("wants to raise it": "raise" belongs to "wants")."""
 _LATER_CLAUSE = ("conj", "advcl", "relcl", "ccomp", "parataxis")
@@ -129,7 +127,7 @@ def outside_token(doc: Any, subject: str | None = None) -> Any | None:
             return token
         if word in ("it", "its") and not (word == "it" and (
                 _expletive_it(token) or _after_a_clause(token))) and not any(
-                t.pos_ == "NOUN" and t.lower_ not in _PERSON_NOUNS and t.ent_type_ not in _PEOPLE
+                t.pos_ == "NOUN" and t.lower_ not in PEOPLE_NOUNS and t.ent_type_ not in _PEOPLE
                 for t in doc[:token.i]):  # "a cake with berries on it": the cake
             return token
         if word in _THIRD and token.i < first:
