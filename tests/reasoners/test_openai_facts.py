@@ -313,6 +313,17 @@ def test_a_turn_is_uncovered_while_one_of_its_numbers_is_in_no_fact():
     assert uncovered(turns, [payment, age, balance]) == []
 
 
+def test_a_number_of_a_relative_date_is_covered_by_the_date_it_resolves_to():
+    """The facts' relative dates are resolved ("in about three years" -> "around 2028"), so
+    the turn's numbers are read resolved too: its "three" is no number a fact missed."""
+    turns = _turns(("user", "We want to buy our first home in about three years."),
+                   ("user", "I started my new job two weeks ago."))
+    home = FactDraft(text="Priya wants to buy her first home around 2028.", evidence=["s2:0"])
+    job = FactDraft(text="Priya started her new job two weeks before 15 April 2025.",
+                    evidence=["s2:1"])
+    assert uncovered(turns, [home, job]) == []
+
+
 async def test_a_fact_of_two_coordinated_claims_becomes_two_and_a_move_retires_one(
         local_embedder, lexicon):
     """The model wrote residence and job as one fact: stored as two (the subject given to the

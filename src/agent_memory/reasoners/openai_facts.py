@@ -262,9 +262,9 @@ def iso_date(value: str | None) -> str | None:
 def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[Turn]:
     """The self-disclosure turns the answer missed: all of them when no fact cites any, else
     those that state a number (:func:`agent_memory.text.numbers.numbers_in`: amounts, ages,
-    percentages) that no fact keeps ("Our budget is now $480,000" is not covered by "Priya
-    updated her budget for the house", nor "I paid off $5,000 ... I have $7,000 left" by the
-    payment alone). Such a turn is returned with only its first-person statements that hold
+    percentages; read after its relative dates are resolved) that no fact keeps ("Our budget is
+    now $480,000" is not covered by "Priya updated her budget for the house", nor "I paid off
+    $5,000 ... I have $7,000 left" by the payment alone). Such a turn is returned with only its first-person statements that hold
     a missing number, when there are any ("I have $7,000 left": a 1.5B model asked about the
     whole turn again gave the payment again), else whole ("Only 2% right now."). A fact that
     keeps the number but cites the neighbouring turn covers it: the grounding check repairs
@@ -281,13 +281,20 @@ def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[T
         if turn.id in talked and not any(turn.id in f.evidence for f in facts):
             out.append(turn)  # only reported as talked about
             continue
-        if not numbers_in(turn.content) - kept:
+        if not numbers_in(_dated(turn.content, turn)) - kept:
             continue
         # only the statements that hold the missing numbers, when they stand on their own
-        said = [s for s in split_sentences(turn.content) if numbers_in(s) - kept
+        said = [s for s in split_sentences(turn.content) if numbers_in(_dated(s, turn)) - kept
                 and _FIRST_PERSON.search(s) and len(_WORD.findall(s)) >= MIN_DISCLOSURE_WORDS]
         out.append(turn.model_copy(update={"content": " ".join(said)}) if said else turn)
     return out
+
+
+def _dated(text: str, turn: Turn) -> str:
+    """``text`` of ``turn`` with its relative dates resolved, as its facts' dates are
+    (:func:`absolute_dates`): "in about three years" said in 2025 holds the 2028 of "around
+    2028", not a 3 that no fact keeps."""
+    return resolve_dates(text, turn.created_at).text
 
 
 async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtraction:
