@@ -262,7 +262,7 @@ def iso_date(value: str | None) -> str | None:
 def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[Turn]:
     """The self-disclosure turns the answer missed: all of them when no fact cites any, else
     those that state a number (:func:`agent_memory.text.numbers.numbers_in`: amounts, ages,
-    percentages; read after its relative dates are resolved) that no fact keeps ("Our budget is
+    percentages; dates left out on both sides) that no fact keeps ("Our budget is
     now $480,000" is not covered by "Priya updated her budget for the house", nor "I paid off
     $5,000 ... I have $7,000 left" by the payment alone). Such a turn is returned with only its first-person statements that hold
     a missing number, when there are any ("I have $7,000 left": a 1.5B model asked about the
@@ -274,27 +274,33 @@ def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[T
     talked = {i for f in facts if reported_talk(f.text) for i in f.evidence}
     facts = [f for f in facts if not reported_talk(f.text)]
     if not any(t.id in f.evidence for t in disclosures for f in facts):
-        return list(disclosures)
-    kept = frozenset().union(*(numbers_in(f.text) for f in facts))
+        return list(disclosures)  # also none at all
+    when = disclosures[0].created_at  # facts hold absolute dates: any reference will do
+    kept = frozenset().union(*(numbers_in(_undated(f.text, when)) for f in facts))
     out = []
     for turn in disclosures:
         if turn.id in talked and not any(turn.id in f.evidence for f in facts):
             out.append(turn)  # only reported as talked about
             continue
-        if not numbers_in(_dated(turn.content, turn)) - kept:
+        if not numbers_in(_undated(turn.content, turn.created_at)) - kept:
             continue
         # only the statements that hold the missing numbers, when they stand on their own
-        said = [s for s in split_sentences(turn.content) if numbers_in(_dated(s, turn)) - kept
-                and _FIRST_PERSON.search(s) and len(_WORD.findall(s)) >= MIN_DISCLOSURE_WORDS]
+        said = [s for s in split_sentences(turn.content)
+                if numbers_in(_undated(s, turn.created_at)) - kept and _FIRST_PERSON.search(s)
+                and len(_WORD.findall(s)) >= MIN_DISCLOSURE_WORDS]
         out.append(turn.model_copy(update={"content": " ".join(said)}) if said else turn)
     return out
 
 
-def _dated(text: str, turn: Turn) -> str:
-    """``text`` of ``turn`` with its relative dates resolved, as its facts' dates are
-    (:func:`absolute_dates`): "in about three years" said in 2025 holds the 2028 of "around
-    2028", not a 3 that no fact keeps."""
-    return resolve_dates(text, turn.created_at).text
+def _undated(text: str, when: dt.datetime) -> str:
+    """``text`` without its dates, relative ones resolved against ``when`` first: the numbers
+    left are amounts, ages and counts. A turn's "in about three years" and its fact's "around
+    2028" both leave nothing, nor do "yesterday" and "on 14 April 2025"."""
+    resolved = resolve_dates(text, when)
+    out = resolved.text
+    for mention in resolved.mentions:
+        out = out.replace(mention.replacement, " ")
+    return out
 
 
 async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtraction:
