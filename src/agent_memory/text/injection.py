@@ -17,7 +17,8 @@ turn is never the sole evidence of a stored fact, insight or profile line
 - **storage commands**: an imperative verb of keeping (remember, store, save, record, memorize,
   log, write down, keep in mind, make a note, add, update) at the start of a clause, or after
   "you must/should/will/need to/are to", with a stated content ("that ...", "this", "the fact",
-  ":"), unless it reminisces ("remember when ...", "remember that trip?");
+  ":"), unless it reminisces ("remember when ...", "remember that trip?") or heads the
+  speaker's own news ("Update: I moved to Leeds", "Quick update: we ...");
 - **memory-addressed statements**: the memory, database, profile, records, notes or knowledge
   base as the subject or target of a writing verb ("the memory should record ...", "update
   your profile: ...", "note for the memory:"); vocatives to the machine ("hey assistant, ...",
@@ -139,10 +140,20 @@ def injection_reason(text: str) -> str | None:
     """
     for reason, pattern in _PATTERNS:
         for match in pattern.finditer(text):
-            if reason == "storage command" and _reminisces(text, match):
+            if reason == "storage command" and (_reminisces(text, match)
+                                                or _NEWS_HEADER.match(text, match.start())):
                 continue
             return reason
     return None
+
+
+_NEWS_HEADER = re.compile(
+    r"(?:^|[.!?;:\n]\s*)(?:(?:quick|big|small|short|little|some|an?|one\s+more|another|"
+    r"latest|life|news)\s+)?updates?\s*:\s*(?:so\s+|well\s+|okay\s+|ok\s+)?"
+    r"(?:i|i'm|i've|i'd|i'll|we|we're|we've|we'd|we'll|my|our|me|us)\b",
+    re.IGNORECASE)
+"""A news header, not a command: "Update: I moved to Leeds", "Quick update: we moved in May".
+The storage command "Update: the user ..." states a claim about someone in the third person."""
 
 
 def _reminisces(text: str, match: re.Match[str]) -> bool:
