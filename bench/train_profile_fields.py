@@ -1,6 +1,7 @@
 """Train the offline reasoner's profile-field model (which field a fact belongs in, or none).
 
-Reads ``data/profile_statements.jsonl`` (statements written and labelled for this project:
+Reads ``data/profile_statements.jsonl`` and ``data/profile_statements_more.jsonl``
+(statements written and labelled for this project:
 ``text``, ``subject``, ``field`` = a field of the default profile schema or ``none``) and the
 default schema's own prototype statements, embeds each with its subject written as "The
 person" (:func:`agent_memory.reasoners.extractive.field_model.as_generic`, the local
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -33,22 +35,25 @@ from agent_memory.reasoners.extractive.field_model import (
 )
 from agent_memory.reasoners.extractive.select import shared_embedder
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "profile_statements.jsonl"
+DATA = tuple(Path(__file__).resolve().parents[1] / "data" / name for name in (
+    "profile_statements.jsonl", "profile_statements_more.jsonl"))
 
 
-def load(path: Path) -> tuple[list[str], list[str]]:
-    """Generic texts and labels of the statements and of the default schema's prototypes."""
+def load(paths: Sequence[Path]) -> tuple[list[str], list[str]]:
+    """Generic texts and labels of the statements in ``paths`` and of the default schema's
+    prototypes."""
     fields = schema_fields()
     names = {f.name for f in fields} | {NONE}
     texts, labels = [], []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        item = json.loads(line)
-        if item["field"] not in names:
-            raise SystemExit(f"{path}:{number}: unknown field {item['field']!r}")
-        texts.append(as_generic(item["text"], item.get("subject")))
-        labels.append(item["field"])
+    for path in paths:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            item = json.loads(line)
+            if item["field"] not in names:
+                raise SystemExit(f"{path}:{number}: unknown field {item['field']!r}")
+            texts.append(as_generic(item["text"], item.get("subject")))
+            labels.append(item["field"])
     for f in fields:
         texts += [p for p in f.prototypes if p.startswith(PERSON)]
         labels += [f.name] * sum(p.startswith(PERSON) for p in f.prototypes)
@@ -79,7 +84,7 @@ def report(y: np.ndarray, proba: np.ndarray, classes: list[str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=Path, nargs="+", default=list(DATA))
     parser.add_argument("--c", type=float, default=16.0, help="inverse regularisation strength")
     parser.add_argument("--dry-run", action="store_true", help="report, do not write weights")
     args = parser.parse_args()

@@ -13,13 +13,15 @@ from agent_memory.profile_schema import SchemaField, schema_fields
 from agent_memory.reasoners.extractive import field_model
 from agent_memory.reasoners.extractive.profile import FieldIndex
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "profile_statements.jsonl"
+DATA = [Path(__file__).resolve().parents[2] / "data" / name
+        for name in ("profile_statements.jsonl", "profile_statements_more.jsonl")]
 
 
 def test_training_statements_are_labelled_with_the_default_fields_and_name_their_subject() -> None:
     names = {f.name for f in schema_fields()} | {field_model.NONE}
-    items = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
-    assert len(items) >= 1000
+    items = [json.loads(line) for path in DATA for line in path.read_text().splitlines()
+             if line.strip()]
+    assert len(items) >= 1800
     assert {item["field"] for item in items} == names  # every class has statements
     assert all(item["subject"] in item["text"] for item in items)
     assert len({item["text"] for item in items}) == len(items)
