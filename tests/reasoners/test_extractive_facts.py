@@ -618,3 +618,20 @@ def test_we_with_my_family_is_the_speaker_even_when_the_household_is_known():
                  ("Dana", "We went sailing with my kids on Sunday.")])]
     assert [f.text for f in extract_facts(turns).facts][-1] == (
         "Dana went sailing with their kids on Sunday 10 March 2024.")
+
+
+def test_a_self_introduction_gives_the_full_name_and_leaves_room_for_the_rest():
+    """The speaker's own name after "I'm" is what they are called, not a vocative to drop
+    (it read "Dana is Okafor"); a fuller name or another name is a fact of its own, beside
+    the turn's other facts; the name alone, or a nationality, is no such fact."""
+    said = turn("Hi, I'm Dana Okafor. I'm 29 and I live in Leeds.", speaker="Dana")
+    assert texts(said) == ["Dana's full name is Dana Okafor.", "Dana is 29.",
+                           "Dana lives in Leeds."]
+    assert texts(turn("My name is Deborah, but I'm Dee to my friends.", speaker="Deborah")
+                 )[:1] != ["Deborah's full name is Deborah."]
+    assert texts(turn("Hi! I'm Dee, I'm a nurse in Cork.", speaker="Deborah")) == [
+        "Deborah goes by Dee.", "Deborah is a nurse in Cork."]
+    assert texts(turn("Hi, I'm Dana. I'm Irish.", speaker="Dana Okafor")) == [
+        "Dana Okafor is Irish."]
+    assert texts(turn("Thanks, Kai, I moved to Leeds in May.", speaker="Dana"), turn(
+        "Sounds great!", speaker="Kai", turn_id="t2")) == ["Dana moved to Leeds in May 2023."]

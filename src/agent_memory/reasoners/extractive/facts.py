@@ -58,7 +58,8 @@ FACT_THRESHOLD = 0.2
 """Least score (:func:`salience`) for a clause to become a fact; chosen with
 :data:`CENTRALITY` on the tuning conversations of LoCoMo dev (BENCHMARKS.md)."""
 FACTS_PER_TURN = 2
-"""At most this many facts per turn, the highest scores first: one per thing worth keeping."""
+"""At most this many facts per turn, the highest scores first: one per thing worth keeping (a
+self-introduction giving a fuller name, "I'm Dana Okafor", is kept beside them)."""
 CENTRALITY = 0.55
 """Cosine between a clause and its whole turn (local embeddings) from which the clause is the
 turn's main point and keeps its full probability (:func:`salience`)."""
@@ -69,6 +70,8 @@ _INTERJECTION = re.compile(
     r"actually|ah+|ok|okay|sure|absolutely|totally|true|definitely|nah|man|gosh|ugh|anyway|"
     r"anyways|btw|fyi|by the way|also|and|but|plus|oh man|oh no|ha|then|noted|as for me|"
     r"what can i say|congrat\w*(?: on [\w' ]{1,30}?(?=,))?|"
+    r"thanks(?: (?:so|very) much| a (?:lot|ton|bunch))?(?: for [\w' ]{1,30}?(?=,))?(?=,)|"
+    r"thank you(?: (?:so|very) much)?(?: for [\w' ]{1,30}?(?=,))?(?=,)|"
     r"besides that|(?:great|good|big|exciting) news|in other news|on (?:another|a \w+) note|"
     r"speaking of (?:which|that|[\w' ]{1,30}?(?=,)))\b[\s,!.\u2026-]*)+",
     re.IGNORECASE,
@@ -324,6 +327,28 @@ def _rewrite(clause: Clause, speaker: Speaker, past: bool = False) -> str:
     return finish_sentence(text[:1].upper() + text[1:])
 
 
+_INTRODUCTION = re.compile(
+    r"^(?:I'm|I am|my name is|my name's)\s+(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})$",
+    re.IGNORECASE)
+
+
+def _introduction(clause: Clause, speaker: Speaker) -> str | None:
+    """The fact a self-introduction gives ("I'm Dana Okafor" said by Dana: "Dana's full name
+    is Dana Okafor."; "I'm Dee" said by Deborah: "Deborah goes by Dee."), ``""`` when it gives
+    nothing the speaker's name does not ("I'm Dana"), ``None`` when ``clause`` is none."""
+    found = _INTRODUCTION.match(clause.text)
+    if found is None or not all(w[:1].isupper() and clause.tags.get(w.lower()) == "NNP"
+                                for w in found["name"].split()):
+        return None  # "I'm Irish", "I'm Fine"
+    given = found["name"]
+    known = {w.lower() for w in speaker.name.split()}
+    if {w.lower() for w in given.split()} <= known:
+        return ""
+    if speaker.name.split()[0].lower() in given.lower().split():
+        return f"{speaker.name}'s full name is {given}."
+    return f"{speaker.name} goes by {given}."
+
+
 def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, Speaker],
              embed: Embed | None = None) -> list[FactDraft]:
     pending = []  # (turn, sentence with dates resolved, after a dash), in order
@@ -350,17 +375,23 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
                                                           clauses(docs, names), strict=True)
         for clause in [*found, *embedded_clauses(doc, found)]
         if candidate(clause) and not (aside and clause.kind == "none")
-        and not unnamed_group(clause.text, clause.sentence, who[turn.id])]
+        and not unnamed_group(clause.text, clause.sentence, who[turn.id])
+        and _introduction(clause, who[turn.id]) != ""]
     vectors, cosines = _centrality([c[:3] for c in candidates], embed)
     probabilities = worth([c for _, _, c, _ in candidates], embed, vectors)
     chosen: dict[str, list[tuple[float, int]]] = {}
+    named: dict[str, list[tuple[float, int]]] = {}  # self-introductions: kept beside the rest
     for index, (p, cosine) in enumerate(zip(probabilities, cosines, strict=True)):
-        if (score := salience(p, cosine)) >= FACT_THRESHOLD:
-            chosen.setdefault(candidates[index][0].id, []).append((score, index))
+        turn, _, clause, _ = candidates[index]
+        if _introduction(clause, who[turn.id]):
+            named.setdefault(turn.id, []).append((1.0, index))
+        elif (score := salience(p, cosine)) >= FACT_THRESHOLD:
+            chosen.setdefault(turn.id, []).append((score, index))
     facts: list[FactDraft] = []
     position = {t.id: i for i, t in enumerate(turns)}
     for turn in turns:
-        best = sorted(chosen.get(turn.id, []), reverse=True)[:FACTS_PER_TURN]
+        best = sorted(chosen.get(turn.id, []), reverse=True)[:FACTS_PER_TURN] + named.get(
+            turn.id, [])
         for _, index in sorted(best, key=lambda pair: pair[1]):
             p = probabilities[index]
             _, resolved, clause, n = candidates[index]
@@ -371,8 +402,8 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             frame = None if day is not None else _frame(resolved, clause, turn)
             if frame is not None:
                 day = frame[0]
-            text = _rewrite(clause, who[turn.id],
-                            past=day is not None and day < turn.created_at.date())
+            text = _introduction(clause, who[turn.id]) or _rewrite(
+                clause, who[turn.id], past=day is not None and day < turn.created_at.date())
             if frame is not None:  # the time first, as the speaker's "Last month I ..."
                 text = f"{frame[1][:1].upper()}{frame[1][1:]} {text}"
             category = categorize(clause.text)

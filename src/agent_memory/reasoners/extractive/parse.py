@@ -403,9 +403,22 @@ def group_of(doc: Any) -> str | None:
 
 
 def _named(token: Any, names: frozenset[str]) -> bool:
-    """A speaker's name, or a short form of it set off by a comma ("I agree, Mel")."""
+    """A speaker's name, or a short form of it set off by a comma ("I agree, Mel"), said to
+    them; not the name a speaker gives as what they are called ("I'm Dana Okafor")."""
+    if _introduced(token):
+        return False
     return token.lower_ in names or token.pos_ == "PROPN" and len(token) >= 3 and any(
         n.startswith(token.lower_) for n in names) and token.i and token.nbor(-1).text == ","
+
+
+def _introduced(token: Any) -> bool:
+    """Whether ``token`` belongs to the name after "I'm" / "I am" / "my name is": a predicate
+    nominal of "be" whose subject is "I" or "name"."""
+    head = token
+    while head.dep_ in ("compound", "flat", "appos") and head.head != head:
+        head = head.head
+    return head.dep_ == "attr" and head.head.lower_ in _BE and any(
+        c.dep_ == "nsubj" and c.lower_ in ("i", "name") for c in head.head.children)
 
 
 def _since_we(clause: Any) -> bool:
