@@ -186,3 +186,31 @@ def test_eval_locomo_tables_fit_80_columns(tmp_path):
     assert "recall_any@k" in result.output and "recall_all@k" in result.output
     assert "k=10" in result.output and "1 multi-hop" in result.output and "…" not in result.output
     assert max(len(line) for line in result.output.splitlines()) <= 80
+
+
+def test_reconcile_lists_what_it_retired_and_rebuilds_the_profile(tmp_path):
+    """ingest then reconcile, as the README shows: the retired fact is named with the one that
+    holds now, and the profile no longer shows it."""
+    rows = [
+        {"user_id": "dana", "thread_id": "jan", "role": "user", "speaker": "Dana",
+         "content": "I live in Leeds and I work as a graphic designer.",
+         "created_at": "2024-01-10T09:00:00Z"},
+        {"user_id": "dana", "thread_id": "may", "role": "user", "speaker": "Dana",
+         "content": "Big news: I moved to Glasgow in April.",
+         "created_at": "2024-05-20T09:00:00Z"},
+    ]
+    data, store = tmp_path / "turns.jsonl", tmp_path / "m.db"
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    assert runner.invoke(app, ["ingest", str(data), "--store", str(store)]).exit_code == 0
+    before = runner.invoke(app, ["profile", "--user", "dana", "--store", str(store)])
+    assert "Leeds" in before.output and "Glasgow" in before.output
+    result = runner.invoke(app, ["reconcile", "--user", "dana", "--store", str(store)])
+    assert result.exit_code == 0, result.output
+    assert "contradicted 1" in result.output
+    assert "Dana lives in Leeds. (contradict; now: Dana moved to Glasgow" in result.output
+    assert "profiles rebuilt: user_summary_dana" in result.output
+    after = runner.invoke(app, ["profile", "--user", "dana", "--store", str(store)])
+    assert "Leeds" not in after.output and "Glasgow" in after.output
+    again = runner.invoke(app, ["reconcile", "--user", "dana", "--store", str(store), "--json"])
+    assert json.loads(again.output) == {"kept": 2, "merged": 0, "contradicted": 0,
+                                        "profiles": []}

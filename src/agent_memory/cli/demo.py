@@ -24,11 +24,11 @@ from ..client import AsyncMemory
 from ..config import Settings
 from ..embedders.base import Embedder
 from ..ingest import ThreadBatch
-from ..models import Fact, UserProfile
+from ..models import UserProfile
 from ..reasoners.base import Reasoner
 from ..tokens import count_tokens
 from ..turns import TurnInput
-from .render import console, hits_table
+from .render import console, hits_table, print_retired
 
 USER = "priya"
 ADVISOR = "Advisor"
@@ -178,11 +178,7 @@ async def _reconcile(memory: AsyncMemory) -> None:
     result = await memory.reconcile_memories(USER)
     console.print(f"4. reconcile_memories: {result.merged} facts merged as duplicates, "
                   f"{result.contradicted} retired as contradicted")
-    for fact in await memory.store.get(USER, result.superseded_ids):
-        assert isinstance(fact, Fact)
-        newer = await memory.store.get(USER, [fact.superseded_by] if fact.superseded_by else [])
-        console.print(f"   - [strike]{fact.content}[/] ({fact.supersede_reason}"
-                      + (f"; now: {newer[0].content}" if newer else "") + ")")
+    await print_retired(memory.store, USER, result)
 
 
 def _show_profile(profile: UserProfile | None) -> None:

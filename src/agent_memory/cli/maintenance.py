@@ -24,7 +24,7 @@ from .reasoner_options import (
     TimeoutOpt,
     reasoner_overrides,
 )
-from .render import console, err_console
+from .render import console, err_console, print_retired
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
@@ -64,22 +64,28 @@ def register(app: typer.Typer) -> None:
                   reasoner_api_key: ReasonerApiKeyOpt = None,
                   reasoner_response_format: ResponseFormatOpt = None,
                   reasoner_timeout: TimeoutOpt = None) -> None:
-        """Merge duplicate facts and retire contradicted ones (newer wins)."""
+        """Merge duplicate facts and retire contradicted ones (newer wins), list what was
+        retired, and rebuild the user's profiles when a fact changed, so that they show only
+        what holds now."""
         overrides = reasoner_overrides(reasoner, reasoner_base_url, reasoner_api_key,
                                        reasoner_response_format, reasoner_timeout)
 
         async def run():
             async with _memory(store, **overrides) as memory:
-                return await memory.reconcile_memories(user, n)
+                result = await memory.reconcile_memories(user, n)
+                profiles = (await memory.generate_user_summary(user)).written if (
+                    result.written) else []
+                if not as_json:
+                    console.print(f"kept {result.kept}, merged {result.merged}, contradicted "
+                                  f"{result.contradicted}")
+                    await print_retired(memory.store, user, result, indent="  ")
+                    if profiles:
+                        console.print(f"profiles rebuilt: {', '.join(profiles)}")
+                return result, profiles
 
-        result = asyncio.run(run())
+        result, profiles = asyncio.run(run())
         if as_json:
-            print(json.dumps(result.model_dump()))
-            return
-        console.print(f"kept {result.kept}, merged {result.merged}, contradicted "
-                      f"{result.contradicted}")
-        for fid in result.merged_ids:
-            console.print(f"  new merged fact {fid}")
+            print(json.dumps({**result.model_dump(), "profiles": profiles}))
 
     @app.command()
     @handles_errors

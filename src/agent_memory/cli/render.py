@@ -9,7 +9,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..consistency.reconcile import ReconcileResult
+from ..models import Fact
 from ..retrieval.hits import Hit
+from ..stores.base import MemoryStore
 
 console = Console()
 err_console = Console(stderr=True)
@@ -67,3 +70,15 @@ def hits_table(hits: Sequence[Hit], title: str = "Results", width: int = 90) -> 
             _clip(hit.record.content, width),
         )
     return table
+
+
+async def print_retired(store: MemoryStore, user_id: str, result: ReconcileResult,
+                        indent: str = "   ") -> None:
+    """Print each fact a reconciliation pass retired, struck through, with why and, for a
+    contradiction or a merge, the fact that holds now."""
+    for fact in await store.get(user_id, result.superseded_ids):
+        if not isinstance(fact, Fact):
+            continue
+        newer = await store.get(user_id, [fact.superseded_by] if fact.superseded_by else [])
+        console.print(f"{indent}- [strike]{fact.content}[/] ({fact.supersede_reason}"
+                      + (f"; now: {newer[0].content}" if newer else "") + ")")
