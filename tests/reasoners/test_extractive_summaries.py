@@ -82,6 +82,19 @@ def test_summary_compresses_in_third_person_and_drops_filler_and_questions() -> 
     assert set(draft.evidence) <= {t.id for t in CHAT}
 
 
+def test_a_one_line_thread_reads_right_in_the_summary() -> None:
+    """"no longer" is no verb ("noes longer"), a "Big news:" header leaves no colon behind,
+    and a question stays one ("said ...?." before)."""
+    for said, summary in (
+            ("I no longer live in Faro, and I no longer eat meat.",
+             "Ines no longer lives in Faro, and no longer eats meat."),
+            ("Big news: I moved to Glasgow last month.", "Ines moved to Glasgow in April 2023."),
+            ("What's a good breakfast before a race?",
+             "Ines asked: What's a good breakfast before a race?")):
+        assert summarize_turns(None, [turn(said, "Ines", "i1")], max_tokens=200).text == (
+            summary)
+
+
 def test_questions_keep_today() -> None:
     turns = [turn("What would you like to focus on today?", "Advisor", "q1"),
              turn("Today I signed the lease for my new dance studio downtown.", "Jon", "j1", 1)]

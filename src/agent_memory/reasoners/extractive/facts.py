@@ -73,7 +73,7 @@ _INTERJECTION = re.compile(
     r"thanks(?: (?:so|very) much| a (?:lot|ton|bunch))?(?: for [\w' ]{1,30}?(?=,))?(?=,)|"
     r"thank you(?: (?:so|very) much)?(?: for [\w' ]{1,30}?(?=,))?(?=,)|"
     r"besides that|(?:great|good|big|exciting) news|in other news|on (?:another|a \w+) note|"
-    r"speaking of (?:which|that|[\w' ]{1,30}?(?=,)))\b[\s,!.\u2026-]*)+",
+    r"speaking of (?:which|that|[\w' ]{1,30}?(?=,)))\b[\s,!.\u2026:-]*)+",
     re.IGNORECASE,
 )
 _DASH = re.compile(r"\s*[\u2013\u2014]\s*|\s+-+\s+|(?<=\w)-+\s+")
@@ -269,9 +269,9 @@ def _add_subject(text: str) -> str:
 
 def finish_sentence(text: str) -> str:
     """``text`` with its trailing ``!``, ``.``, ``…`` and spaces replaced by one full stop
-    (``""`` stays ``""``)."""
+    (``""`` stays ``""``; a question keeps its question mark)."""
     text = text.rstrip().rstrip("!.\u2026 ").rstrip()
-    return f"{text}." if text else text
+    return text if not text or text.endswith("?") else f"{text}."
 
 
 _GONNA = re.compile(r"\b(is|are|was|were) gonna\b", re.IGNORECASE)

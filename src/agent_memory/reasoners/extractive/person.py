@@ -70,8 +70,9 @@ _ADVERBS = word_set(
     """really just also always usually still never often sometimes actually totally
     definitely kinda finally even only recently honestly truly absolutely mostly already
     currently seriously personally literally generally rarely barely hardly certainly
-    probably once now then too def sooo so"""
+    probably once now then too def sooo so no longer"""
 )
+"""Adverbs between "I" and its verb ("I really love", "I no longer live")."""
 _FLOATING = word_set("all both each")
 """Floating quantifiers between a subject and its verb ("we all know")."""
 _NEVER_VERBS = frozenset(("DT", "PDT", "IN", "CC", "JJR", "JJS", "PRP", "PRP$", "WDT", "UH"))

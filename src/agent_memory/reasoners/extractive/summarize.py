@@ -177,7 +177,10 @@ def compression_budget(previous: str | None, turns: Sequence[Turn], max_tokens: 
 
 def _said(name: str, text: str, proper: set[str]) -> str:
     """``"Advisor said a conservative mix makes sense."``: reported speech for a sentence that
-    does not name its speaker (its first word is lower-cased unless it is a name)."""
+    does not name its speaker (its first word is lower-cased unless it is a name); a question
+    is quoted: ``"Ines asked: What's a good breakfast before a race?"``."""
+    if text.endswith("?"):
+        return f"{name} asked: {text}"
     first = text.split(" ", 1)[0]
     if first not in proper and not (len(first) > 1 and first.isupper()):
         text = text[:1].lower() + text[1:]
