@@ -95,6 +95,18 @@ def test_a_one_line_thread_reads_right_in_the_summary() -> None:
             summary)
 
 
+def test_the_assistants_echo_of_the_user_is_not_the_record() -> None:
+    """The assistant's recap of the user ("you're allergic to ... and ibuprofen") was kept as
+    "Coach said Ines is allergic to penicillin and ibuprofen"; the user's own words stay."""
+    turns = [turn("I'm allergic to penicillin.", "Ines", "u1"),
+             Turn(id="a1", user_id="u1", thread_id="th1", role="assistant", speaker="Coach",
+                  content="Noted: you're allergic to penicillin and ibuprofen.",
+                  created_at=START + timedelta(minutes=1)),
+             turn("Just penicillin.", "Ines", "u2", 2)]
+    text = summarize_turns(None, turns, max_tokens=200).text
+    assert "Ines is allergic to penicillin." in text and "ibuprofen" not in text
+
+
 def test_questions_keep_today() -> None:
     turns = [turn("What would you like to focus on today?", "Advisor", "q1"),
              turn("Today I signed the lease for my new dance studio downtown.", "Jon", "j1", 1)]

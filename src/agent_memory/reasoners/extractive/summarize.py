@@ -204,6 +204,11 @@ def _third_person(turn: Turn, sentence: str, speaker: Speaker, listener: str | N
 _DECISION = re.compile(
     r"\b(?:decided|decide|will|going to|plan(?:ning)? to|want to|would like to|prefer|"
     r"chose|agreed)\b", re.IGNORECASE)
+_ECHO = re.compile(r"(?i)^(?:noted|got it|okay|ok|so|right|understood)?[\s,:.!-]*"
+                   r"you(?:'re|\s+are|'ve|\s+have|\s+were|'d|\s+had)\b(?!\s+(?:welcome|right)\b)")
+"""An assistant's sentence about the user ("Noted: you're allergic to penicillin and
+ibuprofen"): an echo of what the user said, or a claim about them only they can make; the
+user's own words are the record."""
 DISCLOSURE_BONUS = 0.15
 """Salience added to a user's self-disclosure or decision of importance 5
 (:func:`.facts.score_importance`, scaled linearly): what a memory exists to keep."""
@@ -261,6 +266,9 @@ def summarize_turns(previous: str | None, turns: Sequence[Turn], max_tokens: int
     for candidate in new:
         if candidate.body.rstrip().endswith("?"):
             candidate.score = -1.0  # questions ask; they tell nothing to remember
+        elif roles.get(candidate.turn_id or "") != Role.USER and _ECHO.match(
+                clean_sentence(candidate.body, lowered)):
+            candidate.score = -1.0  # the assistant telling the user about themselves
         elif candidate.score >= 0 and roles.get(candidate.turn_id or "") == Role.USER and (
                 is_disclosure(clean_sentence(candidate.body, lowered))
                 or _DECISION.search(candidate.body)):
