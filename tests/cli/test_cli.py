@@ -214,3 +214,16 @@ def test_reconcile_lists_what_it_retired_and_rebuilds_the_profile(tmp_path):
     again = runner.invoke(app, ["reconcile", "--user", "dana", "--store", str(store), "--json"])
     assert json.loads(again.output) == {"kept": 2, "merged": 0, "contradicted": 0,
                                         "profiles": []}
+
+    # the short ids the tables show are accepted back; a retired fact says so
+    listed = runner.invoke(app, ["memories", "--user", "dana", "--store", str(store), "--kind",
+                                 "fact", "--include-superseded"])
+    assert "(retired: contradict) Dana lives in Leeds." in " ".join(listed.output.split())
+    short = next(line.split()[0] for line in listed.output.splitlines() if "Leeds" in line)
+    assert len(short) == len("fact_") + 8
+    shown = runner.invoke(app, ["history", short, "--user", "dana", "--store", str(store)])
+    assert shown.exit_code == 0 and "Dana lives in Leeds." in shown.output
+    assert "Glasgow" in shown.output  # what replaced it
+    unknown = runner.invoke(app, ["history", "fact_00000000", "--user", "dana", "--store",
+                                  str(store)])
+    assert unknown.exit_code != 0 and "no fact 'fact_00000000'" in unknown.output

@@ -12,9 +12,12 @@ import json
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from ..errors import InvalidInputError, RecordNotFoundError
+from ..validation import record_id
 from .options import AsOfOpt, StoreOpt, UserOpt, reading
 from .reasoner_options import (
     ReasonerApiKeyOpt,
@@ -24,7 +27,7 @@ from .reasoner_options import (
     TimeoutOpt,
     reasoner_overrides,
 )
-from .render import console, err_console, print_retired
+from .render import console, err_console, print_retired, short_id
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
@@ -48,6 +51,32 @@ def _valid_time(fact) -> str:
     """``2024-01-10 -> 2025-05-01`` (``-> now`` while the fact still holds)."""
     start = f"{fact.valid_from:%Y-%m-%d}" if fact.valid_from else "?"
     return f"{start} -> {fact.valid_until:%Y-%m-%d}" if fact.valid_until else f"{start} -> now"
+
+
+_ID_HELP = ("The fact id, or the start of it as the tables show it (fact_8bd32b21) when that "
+            "names one fact.")
+
+
+async def _fact_id(memory: Any, user: str, given: str) -> str:
+    """The id of the user's fact ``given`` names: itself, or the one fact or insight whose id
+    starts with it (a table's short id; a trailing "…" is ignored).
+
+    Raises:
+        RecordNotFoundError: no fact's id is or starts with ``given``.
+        InvalidInputError: ``given`` starts the ids of several facts.
+    """
+    given = record_id(given.strip().rstrip("\u2026"), "fact id")
+    if await memory.store.get(user, [given]):
+        return given
+    ids = [r.id for r in await memory.get_memories(user, kinds=["fact", "insight"],
+                                                   include_superseded=True)
+           if r.id.startswith(given)] if len(given) >= 6 else []
+    if len(ids) == 1:
+        return ids[0]
+    if not ids:
+        raise RecordNotFoundError(f"no fact {given!r} for user {user!r}")
+    raise InvalidInputError(f"{given!r} starts {len(ids)} fact ids ({', '.join(ids[:3])}"
+                            f"{', ...' if len(ids) > 3 else ''}): give more of the id")
 
 
 def register(app: typer.Typer) -> None:
@@ -105,23 +134,27 @@ def register(app: typer.Typer) -> None:
             print(json.dumps([f.model_dump(mode="json") for f in found], indent=2))
             return
         when = f"as of {as_of:%Y-%m-%d %H:%M}" if as_of else "current"
-        table = Table("id", "valid", "state", "content", title=f"facts of {user} ({when})")
+        table = Table(title=f"facts of {user} ({when})", box=box.SIMPLE_HEAD, expand=True,
+                      pad_edge=False)
+        for column in ("id", "valid", "state"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("content", ratio=1, min_width=20, overflow="fold")
         for fact in found:
             state = "active" if fact.active else (
-                f"{fact.supersede_reason.value} -> {fact.superseded_by}")
-            table.add_row(fact.id, _valid_time(fact), state,
-                          " ".join(fact.content.split())[:100])
+                f"{fact.supersede_reason.value} -> {short_id(fact.superseded_by or '-')}")
+            table.add_row(short_id(fact.id), _valid_time(fact), state,
+                          " ".join(fact.content.split()))
         console.print(table)
 
     @app.command()
     @handles_errors
-    def history(fact_id: Annotated[str, typer.Argument(help="The fact id.")], user: UserOpt,
+    def history(fact_id: Annotated[str, typer.Argument(help=_ID_HELP)], user: UserOpt,
                 store: StoreOpt = None, as_json: JsonOpt = False) -> None:
         """Show what a fact replaced, what replaced it, and its audit events."""
 
         async def run():
             async with _memory(store, read_only=True) as memory:
-                return await memory.history(user, fact_id)
+                return await memory.history(user, await _fact_id(memory, user, fact_id))
 
         found = asyncio.run(run())
         if as_json:
@@ -140,13 +173,13 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     @handles_errors
-    def restore(fact_id: Annotated[str, typer.Argument(help="The fact id.")], user: UserOpt,
+    def restore(fact_id: Annotated[str, typer.Argument(help=_ID_HELP)], user: UserOpt,
                 store: StoreOpt = None) -> None:
         """Undo the decision that retired a fact (the undo is recorded; the fact is pinned)."""
 
         async def run():
             async with _memory(store, read_only=True) as memory:
-                return await memory.restore(user, fact_id)
+                return await memory.restore(user, await _fact_id(memory, user, fact_id))
 
         console.print(f"restored {_fact_line(asyncio.run(run()))}", markup=False)
 

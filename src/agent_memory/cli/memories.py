@@ -8,11 +8,13 @@ import json
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from ..filters import MemoryFilter
+from ..models import Fact
 from .options import StoreOpt, UserOpt, filter_options, reading
-from .render import console
+from .render import console, short_id
 
 
 def register(app: typer.Typer) -> None:
@@ -53,11 +55,20 @@ def register(app: typer.Typer) -> None:
             print(json.dumps({"records": [r.model_dump(mode="json") for r in page.records],
                               "cursor": page.cursor}, indent=2))
             return
-        table = Table("id", "kind", "created", "thread", "content",
-                      title=f"records of {user} ({len(page.records)})")
+        table = Table(title=f"records of {user} ({len(page.records)})", box=box.SIMPLE_HEAD,
+                      expand=True, pad_edge=False)
+        for column in ("id", "kind", "created"):
+            table.add_column(column, no_wrap=True)
+        table.add_column("thread", max_width=12, overflow="ellipsis", no_wrap=True)
+        table.add_column("content", ratio=1, min_width=20, overflow="fold")
         for record in page.records:
-            table.add_row(record.id, record.kind.value, f"{record.created_at:%Y-%m-%d %H:%M}",
-                          record.thread_id or "-", " ".join(record.content.split())[:80])
+            retired = isinstance(record, Fact) and not record.active
+            text = " ".join(record.content.split())
+            if retired:
+                reason = record.supersede_reason.value if record.supersede_reason else "superseded"
+                text = f"(retired: {reason}) {text}"
+            table.add_row(short_id(record.id), record.kind.value,
+                          f"{record.created_at:%Y-%m-%d %H:%M}", record.thread_id or "-", text)
         console.print(table)
         if page.cursor:
-            console.print(f"next page: --cursor {page.cursor}", markup=False)
+            console.print(f"next page: --cursor {page.cursor}", markup=False, soft_wrap=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rich import box
@@ -13,6 +14,11 @@ from ..consistency.reconcile import ReconcileResult
 from ..models import Fact
 from ..retrieval.hits import Hit
 from ..stores.base import MemoryStore
+
+_HEX_ID = re.compile(r"^([a-z]+_)([0-9a-f]{32})$")
+SHORT_ID = 8
+"""Hex digits a table shows of a generated id ("fact_8bd32b21"); the commands that take an
+id accept such a prefix when it names one record."""
 
 console = Console()
 err_console = Console(stderr=True)
@@ -82,3 +88,10 @@ async def print_retired(store: MemoryStore, user_id: str, result: ReconcileResul
         newer = await store.get(user_id, [fact.superseded_by] if fact.superseded_by else [])
         console.print(f"{indent}- [strike]{fact.content}[/] ({fact.supersede_reason}"
                       + (f"; now: {newer[0].content}" if newer else "") + ")")
+
+
+def short_id(record_id: str) -> str:
+    """A generated id cut to its kind and :data:`SHORT_ID` hex digits
+    (``fact_8bd32b21905044ae...`` -> ``fact_8bd32b21``); other ids as they are."""
+    found = _HEX_ID.match(record_id)
+    return f"{found[1]}{found[2][:SHORT_ID]}" if found else record_id
