@@ -635,3 +635,20 @@ def test_a_self_introduction_gives_the_full_name_and_leaves_room_for_the_rest():
         "Dana Okafor is Irish."]
     assert texts(turn("Thanks, Kai, I moved to Leeds in May.", speaker="Dana"), turn(
         "Sounds great!", speaker="Kai", turn_id="t2")) == ["Dana moved to Leeds in May 2023."]
+
+
+def test_replies_requests_and_a_second_dated_clause_read_as_said():
+    """A date before the second clause's subject is that clause's ("... and two weeks ago I
+    started" gave "Dana quit Brightwave and two weeks before ..."); a request to the listener
+    is not the speaker's claim ("please don't suggest jogging" gave "Dana doesn't suggest
+    jogging"); a reply word before or after the claim is left out ("Not for now,", ", so")."""
+    assert texts(turn("I quit Brightwave and two weeks ago I started as a UX researcher at "
+                      "Tallyho.", speaker="Dana")) == [
+        "Dana quit Brightwave.",
+        "Two weeks before 8 May 2023 Dana started as a UX researcher at Tallyho."]
+    assert texts(turn("Honestly I hate running, so please don't suggest jogging for stress.",
+                      speaker="Dana")) == ["Dana hates running."]
+    assert texts(turn("Not for now, I'm not ready for another pet.", speaker="Dana")) == [
+        "Dana is not ready for another pet."]
+    assert texts(turn("I tried meditation apps before and they never stuck, so no.",
+                      speaker="Dana")) == ["Dana tried meditation apps before."]

@@ -34,6 +34,7 @@ from typing import Any
 from ...errors import ConfigError
 from .lexicon import BE as _BE
 from .lexicon import past_form
+from .person import SAME_PAST
 from .reference import article, indefinite
 from .sentences import word_set
 
@@ -125,7 +126,8 @@ class Clause:
 def _verbs(root: Any) -> list[Any]:
     """The root, the verbs coordinated with it, run-on clauses (``parataxis``) and clauses
     juxtaposed before it with their own subject and no subordinator ("I joined a club - it's
-    rewarding"), transitively, in order."""
+    rewarding") or after an "and" ("I quit and two weeks later I started ...", a parse that
+    reads the second clause as a modifier), transitively, in order."""
     found, todo = [], [root]
     while todo:
         verb = todo.pop()
@@ -134,7 +136,7 @@ def _verbs(root: Any) -> list[Any]:
                     or c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and not _predicative(c)
                     or c.dep_ == "conj" and any(g.dep_ == "prep" for g in c.children)
                     and verb.pos_ in ("VERB", "AUX")
-                    or c.dep_ in ("ccomp", "advcl") and c.i < verb.i
+                    or c.dep_ in ("ccomp", "advcl") and (c.i < verb.i or _joint(c) is not None)
                     and (any(g.dep_ in _SUBJECTS for g in c.children) or _diary(c))
                     and not any(g.dep_ == "mark" or g.tag_ == "WRB" for g in c.children)
                     or _consequence(c, verb))
@@ -154,6 +156,17 @@ def _diary(verb: Any) -> bool:
         for t in verb.doc[first.i:verb.i])
     return first.i == verb.sent.start and (past and (first == verb or adverbs) or any(
         c.dep_ == "aux" and c.lower_ == "been" and c == first for c in verb.children))
+
+
+def _request(verb: Any) -> bool:
+    """A subjectless verb asked of the listener: with "please", or a negative imperative
+    ("please don't suggest jogging", "Don't forget the tickets", "Never tell my boss")."""
+    if verb.tag_ not in ("VB", "VBP"):
+        return False
+    first = verb.doc[verb.left_edge.i:verb.i + 1]
+    return any(c.lower_ == "please" for c in verb.children) or any(
+        t.lower_ in ("do", "never") for t in first) and any(
+        c.dep_ == "neg" or c.lower_ == "never" for c in verb.children)
 
 
 def _predicative(verb: Any) -> bool:
@@ -271,12 +284,42 @@ def _joining(noun: Any) -> Any | None:
     return next((c for c in noun.head.children if c.dep_ == "cc" and c.i == before), None)
 
 
+def _joint(verb: Any) -> Any | None:
+    """The "and"/"but" that opens ``verb``'s clause when only a phrase of time or place (no
+    verb, no pronoun) stands between it and ``verb``'s own subject ("I quit Brightwave and two
+    weeks ago I started at Tallyho"), however the parser attached that phrase; else ``None``."""
+    subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+    if verb.dep_ == "ROOT" or subject is None or subject.i > verb.i or subject.dep_ == "csubj":
+        return None
+    for token in reversed(verb.doc[max(verb.sent.start, subject.i - 9):subject.i]):
+        if token.lower_ in ("and", "but"):
+            joins_words = any(c.dep_ == "conj" and c.i > token.i for c in token.head.children)
+            return token if not joins_words and (
+                token.i + 1 < subject.i or verb.dep_ == "conj") else None
+        if (token.pos_ in ("VERB", "AUX", "PRON", "SCONJ") or token.tag_.startswith("W")
+                or token.dep_ in (*_SUBJECTS, "mark", "intj") or token.lower_ in ("like", "as")):
+            return None  # "and how lucky I am", "and, like I said, ...": no time or place
+    return None
+
+
+def _fronted(verb: Any) -> list[Any]:
+    """The words between ``verb``'s :func:`_joint` and its subject: they belong to ``verb``'s
+    clause ("two weeks ago" is when the speaker started), not to the clause before."""
+    joint = _joint(verb)
+    if joint is None:
+        return []
+    subject = next(c for c in verb.children if c.dep_ in _SUBJECTS)
+    return list(verb.doc[joint.i + 1:subject.i])
+
+
 def _clause(verb: Any, heads: set[int], names: frozenset[str],
             taken: frozenset[int] = frozenset()) -> tuple[list[Any], Any | None]:
     """The tokens of ``verb``'s clause and its subject (``None`` when it has none), without the
     tokens ``taken`` by a later clause (:func:`_stolen_subject`)."""
     subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
     skip: set[int] = set(taken)
+    for later in (c for c in verb.children if c.i in heads):
+        skip.update(t.i for t in _fronted(later))
     dropped: set[int] = set()  # words left out whose commas stay ("creative too, just ...")
     for child in verb.children:
         if child.dep_ == "cc" and (joined := next(
@@ -294,7 +337,12 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str],
                                     and verb.dep_ == "advcl")
               and (subject is None or child.i < subject.i)):
             skip.add(child.i)
-    tokens = sorted((t for t in verb.subtree if t.i not in skip and not _named(t, names)
+        elif (subject is not None and child.right_edge.i < subject.i
+              and child.dep_ in ("prep", "advmod", "npadvmod")
+              and child.left_edge.lower_ == "not"):
+            skip.update(t.i for t in child.subtree)  # a reply before the claim: "Not for now,"
+    own = {t.i: t for t in [*verb.subtree, *_fronted(verb)]}.values()
+    tokens = sorted((t for t in own if t.i not in skip and not _named(t, names)
                      and not t.is_space), key=lambda t: t.i)  # a non-projective parse too
     kept = {t.i for t in tokens}  # a comma or dash stays between two words kept
     tokens = [t for t in tokens if t.i not in dropped]
@@ -306,8 +354,9 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str],
                       or tokens[0].dep_ in ("cc", "intj")):
         tokens.pop(0)
     while tokens and (tokens[-1].is_punct and tokens[-1].text not in _QUOTES
-                      or tokens[-1].dep_ in ("cc", "intj") or tokens[-1].tag_ == "UH"):
-        # a dangling "research and", "through a lot, yet", "and, well"
+                      or tokens[-1].dep_ in ("cc", "intj") or tokens[-1].tag_ == "UH"
+                      or tokens[-1].lower_ == "so" and tokens[-1].dep_ == "advmod"):
+        # a dangling "research and", "through a lot, yet", "and, well", "..., so"
         tokens.pop()
     return tokens, subject
 
@@ -483,9 +532,11 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 if verb.dep_ == "ROOT" and any(c.dep_ == "mark" and c.i == sent.start
                                                for c in verb.children):
                     kind = "other"  # a subordinate clause standing alone: "Since I was 17."
+                if tokens and tokens[0].lower_ == "how" and tokens[0].head.pos_ in ("ADJ", "ADV"):
+                    kind = "other"  # an exclamation: "how lucky I am to ..."
                 if kind == "none" and (verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
                                        and not _contracted(verb) and not diary
-                                       or _expletive(verb)) or (
+                                       or _expletive(verb) or _request(verb)) or (
                         lead and verb.tag_ == "VBG" and lead[-1].dep_ not in ("aux", "neg")):
                     kind = "other"  # an imperative, a fragment, "Been a week", "we had fun and
                     # creating memories" (a gerund with no auxiliary to share)
@@ -504,6 +555,9 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 tags = {t.lower_: t.tag_ for t in reversed(tokens)}  # the first occurrence
                 if kind == "none" and diary:
                     tags[verb.lower_] = "VBD"  # "Lost my job": past, whatever the tagger said
+                elif verb.lower_ in SAME_PAST and verb.tag_ in ("VB", "VBP") and any(
+                        v.tag_ == "VBD" for v in verbs if v != verb):
+                    tags[verb.lower_] = "VBD"  # "I quit Brightwave and (then) I started ..."
                 found.append(Clause(
                     text=text, kind=kind, verb=aux,
                     negated=any(c.dep_ == "neg" for c in verb.children),
