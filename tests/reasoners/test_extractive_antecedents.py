@@ -50,6 +50,17 @@ def test_a_pet_or_a_band_can_be_it_a_person_cannot():
         Context("My sister is in Lisbon.", own=True)]) == "I called it on Sunday"
 
 
+def test_it_in_a_joined_clause_is_the_object_of_the_clause_before():
+    """Parallel clauses keep their objects: "I bought a bike and I ride it every day"."""
+    assert facts(("Ines", "I bought a bike and I ride it every day.")) == [
+        "Ines bought a bike.", "Ines rides the bike every day."]
+    assert facts(("Ines", "I adopted a puppy in May, and I walk it twice a day.")) == [
+        "Ines adopted a puppy in May 2023.", "Ines walks the puppy twice a day."]
+    # two objects before: left as it is
+    assert facts(("Ines", "I bought a bike and a helmet and I use it every day."))[-1] == (
+        "Ines uses it every day.")
+
+
 def test_it_stays_when_what_it_stands_for_is_not_clear():
     two = [Context("My new sofa and my big mirror came today.", own=True)]
     assert resolve_references("I carried it home on the bus", two) == (

@@ -82,10 +82,14 @@ not what it is ("things like my quilt" gives an example)."""
 @dataclass(frozen=True, slots=True)
 class Context:
     """A sentence said before the clause: its text and whether its speaker is the clause's
-    own (``False``: the other speaker's)."""
+    own (``False``: the other speaker's); ``parallel``: the words of the clause's own sentence
+    before it, of a clause joined to it ("I used to hate cilantro but now I love it"), whose
+    one object a pronoun stands for even when not pointed at (parallel clauses keep their
+    objects: Hobbs, "Resolving pronoun references", *Lingua* 44, 1978)."""
 
     text: str
     own: bool
+    parallel: bool = False
 
 
 def _candidates(doc: Any, tag: str, own: bool) -> list[Any]:
@@ -126,8 +130,8 @@ def _spoken_by_self(chunk: Any, context: Context) -> str:
         word = token.text
         lowered = token.lower_
         if token.dep_ in ("det", "poss") and token.i == chunk.start:
-            if lowered in DEMONSTRATIVES:
-                word = "the"
+            if lowered in DEMONSTRATIVES or lowered in ("a", "an"):
+                word = "the"  # "a bike" named, then "it": the bike
             elif not context.own and lowered in ("your", "yours"):
                 word = "my"
         out.append(word + token.whitespace_)
@@ -144,7 +148,7 @@ def _antecedent(tag: str, context: Sequence[Context]) -> str | None:
     docs = parse([c.text for c in context])
     for item, doc in zip(reversed(context), reversed(docs), strict=True):
         found = _candidates(doc, tag, item.own)
-        if len(found) == 1 and _pointed_at(found[0], item.own):
+        if len(found) == 1 and (item.parallel or _pointed_at(found[0], item.own)):
             return _spoken_by_self(found[0], item) or None
         if found:
             return None

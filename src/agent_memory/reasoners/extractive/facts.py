@@ -398,7 +398,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             day = next((m.date for m in resolved.mentions if m.date and re.sub(  # the clause's own
                 r"(?i)^(?:on|in) ", "", m.replacement) in clause.text), None)  # ("... in 2020")
             clause = replace(clause, text=resolve_references(
-                clause.text, _context(turns, position[turn.id], said, n)))
+                clause.text, _context(turns, position[turn.id], said, n, clause)))
             frame = None if day is not None else _frame(resolved, clause, turn)
             if frame is not None:
                 day = frame[0]
@@ -457,15 +457,21 @@ def _frame(resolved: ResolvedText, clause: Clause, turn: Turn) -> tuple[date, st
 
 
 def _context(turns: Sequence[Turn], index: int, said: Mapping[str, list[str]],
-             number: int) -> list[Context]:
+             number: int, clause: Clause | None = None) -> list[Context]:
     """What was said before sentence ``number`` of ``turns[index]``, oldest first: the other
-    speaker's turn right before it, then the turn's own earlier sentences."""
+    speaker's turn right before it, then the turn's own earlier sentences, then the words of
+    ``clause``'s sentence before it when an "and"/"but" joins them (a parallel context)."""
     turn = turns[index]
     before: list[Context] = []
     if index and speaker_name(previous := turns[index - 1]) != speaker_name(turn):
         before = [Context(text, own=False)
                   for text in said.get(previous.id) or split_sentences(spoken(previous.content))]
-    return before + [Context(text, own=True) for text in said[turn.id][:number]]
+    before += [Context(text, own=True) for text in said[turn.id][:number]]
+    if clause is not None and clause.text and (at := clause.sentence.find(clause.text)) > 0:
+        head = clause.sentence[:at].rstrip(" ,")
+        if re.search(r"(?i)\b(?:and|but)(?:\s+(?:now|then|today|later|these days))?$", head):
+            before.append(Context(head, own=True, parallel=True))
+    return before
 
 
 def speakers_of(turns: Sequence[Turn]) -> dict[str, Speaker]:
