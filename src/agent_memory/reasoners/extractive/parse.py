@@ -298,7 +298,7 @@ def _joint(verb: Any) -> Any | None:
                 token.i + 1 < subject.i or verb.dep_ == "conj") else None
         if (token.pos_ in ("VERB", "AUX", "PRON", "SCONJ") or token.tag_.startswith("W")
                 or token.dep_ in (*_SUBJECTS, "mark", "intj") or token.lower_ in ("like", "as")):
-            return None  # "and how lucky I am", "and, like I said, ...": no time or place
+            return None  # "and how proud I felt", "and, like I said, ...": no time or place
     return None
 
 
@@ -533,7 +533,7 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                                                for c in verb.children):
                     kind = "other"  # a subordinate clause standing alone: "Since I was 17."
                 if tokens and tokens[0].lower_ == "how" and tokens[0].head.pos_ in ("ADJ", "ADV"):
-                    kind = "other"  # an exclamation: "how lucky I am to ..."
+                    kind = "other"  # an exclamation: "how proud I am of ..."
                 if kind == "none" and (verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
                                        and not _contracted(verb) and not diary
                                        or _expletive(verb) or _request(verb)) or (
