@@ -61,7 +61,10 @@ def test_ingest_search_summary_profile(tmp_path):
     result = runner.invoke(app, ["profile", "--user", "dana", "--store", str(store)])
     assert result.exit_code == 0 and "user_summary_dana" in result.output
     result = runner.invoke(app, ["profile", "--user", "nobody", "--store", str(store)])
-    assert result.exit_code == 1
+    assert result.exit_code == 1 and "run ingest or the pipeline first" in result.output
+    result = runner.invoke(app, ["profile", "--user", "dana", "--subject", "Kenji",
+                                 "--store", str(store)])
+    assert result.exit_code == 1 and "profiles there: Dana (--subject NAME)" in result.output
 
 
 def test_the_search_table_shows_the_text_at_80_columns(tmp_path, monkeypatch):

@@ -25,7 +25,7 @@ from .reasoner_options import (
     TimeoutOpt,
     reasoner_overrides,
 )
-from .render import console, err_console, hits_table
+from .render import console, err_console, hits_table, short_id
 
 
 def register(app: typer.Typer) -> None:
@@ -146,9 +146,13 @@ def profile(
     async def run() -> None:
         async with AsyncMemory.open(reading(store)) as memory:
             found = await memory.get_profile(user, subject=subject)
+            others = [] if found else await memory.get_memories(user, kinds=["profile"])
         if found is None:
             who = f"{subject!r} in the threads of user {user!r}" if subject else f"user {user!r}"
-            err_console.print(f"no profile for {who}; run ingest or the pipeline first")
+            people = sorted({getattr(p, "subject", None) or "the user" for p in others})
+            err_console.print(f"no profile for {who}; " + (
+                f"profiles there: {', '.join(people)} (--subject NAME)" if people
+                else "run ingest or the pipeline first"))
             raise typer.Exit(1)
         covers = (f"conversation time {found.covers_from:%Y-%m-%d} to "
                   f"{found.covers_until:%Y-%m-%d}, " if found.covers_from and found.covers_until
@@ -156,7 +160,8 @@ def profile(
         console.print(Panel(found.content, title=f"{found.id} ({found.subject or 'the user'})",
                             subtitle=f"{covers}{len(found.sources)} current facts"))
         for field in found.fields:
-            console.print(f"[bold]{field.name}[/]: facts {', '.join(field.facts)}")
+            console.print(f"[bold]{field.name}[/]: facts "
+                          f"{', '.join(short_id(f) for f in field.facts)}")
 
     asyncio.run(run())
 
