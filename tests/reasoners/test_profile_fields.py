@@ -62,7 +62,7 @@ def test_clear_statements_go_to_their_field_and_chatter_to_none(embed) -> None:
         "Omar will send the photos later.": None,
     }
     texts = list(cases)
-    assert all(text not in DATA.read_text() for text in texts)
+    assert all(text not in path.read_text() for path in DATA for text in texts)
     placed = field_model.assign(embed, texts, ["Omar"] * len(texts), schema_fields())
     assert {t: a.field for t, a in zip(texts, placed, strict=True)} == cases
     for a in placed:
