@@ -454,10 +454,9 @@ def group_of(doc: Any) -> str | None:
 def _named(token: Any, names: frozenset[str]) -> bool:
     """A speaker's name, or a short form of it set off by a comma ("I agree, Mel"), said to
     them; not the name a speaker gives as what they are called ("I'm Dana Okafor")."""
-    if _introduced(token):
-        return False
-    return token.lower_ in names or token.pos_ == "PROPN" and len(token) >= 3 and any(
+    return (token.lower_ in names or token.pos_ == "PROPN" and len(token) >= 3 and any(
         n.startswith(token.lower_) for n in names) and token.i and token.nbor(-1).text == ","
+    ) and not _introduced(token)
 
 
 def _introduced(token: Any) -> bool:
