@@ -12,7 +12,6 @@ import json
 from typing import Annotated, Any
 
 import typer
-from rich import box
 from rich.table import Table
 from rich.text import Text
 
@@ -27,7 +26,7 @@ from .reasoner_options import (
     TimeoutOpt,
     reasoner_overrides,
 )
-from .render import console, err_console, print_retired, short_id
+from .render import console, err_console, print_retired, short_id, text_table
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
@@ -134,11 +133,7 @@ def register(app: typer.Typer) -> None:
             print(json.dumps([f.model_dump(mode="json") for f in found], indent=2))
             return
         when = f"as of {as_of:%Y-%m-%d %H:%M}" if as_of else "current"
-        table = Table(title=f"facts of {user} ({when})", box=box.SIMPLE_HEAD, expand=True,
-                      pad_edge=False)
-        for column in ("id", "valid", "state"):
-            table.add_column(column, no_wrap=True)
-        table.add_column("content", ratio=1, min_width=20, overflow="fold")
+        table = text_table(f"facts of {user} ({when})", ["id", "valid", "state"])
         for fact in found:
             state = "active" if fact.active else (
                 f"{fact.supersede_reason.value} -> {short_id(fact.superseded_by or '-')}")

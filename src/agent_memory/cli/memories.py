@@ -8,13 +8,11 @@ import json
 from typing import Annotated
 
 import typer
-from rich import box
-from rich.table import Table
 
 from ..filters import MemoryFilter
 from ..models import Fact
 from .options import StoreOpt, UserOpt, filter_options, reading
-from .render import console, short_id
+from .render import console, short_id, text_table
 
 
 def register(app: typer.Typer) -> None:
@@ -55,12 +53,8 @@ def register(app: typer.Typer) -> None:
             print(json.dumps({"records": [r.model_dump(mode="json") for r in page.records],
                               "cursor": page.cursor}, indent=2))
             return
-        table = Table(title=f"records of {user} ({len(page.records)})", box=box.SIMPLE_HEAD,
-                      expand=True, pad_edge=False)
-        for column in ("id", "kind", "created"):
-            table.add_column(column, no_wrap=True)
-        table.add_column("thread", max_width=12, overflow="ellipsis", no_wrap=True)
-        table.add_column("content", ratio=1, min_width=20, overflow="fold")
+        table = text_table(f"records of {user} ({len(page.records)})",
+                           ["id", "kind", "created"], clipped="thread")
         for record in page.records:
             retired = isinstance(record, Fact) and not record.active
             text = " ".join(record.content.split())

@@ -41,21 +41,29 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def text_table(title: str, columns: Sequence[str], clipped: str | None = None,
+               min_width: int = 20) -> Table:
+    """A table whose last column, "content", wraps and takes whatever the terminal leaves;
+    ``columns`` before it keep to their content on one line, and ``clipped`` (after them)
+    is cut with an ellipsis at 16 characters. The caller adds the rows."""
+    table = Table(title=title, box=box.SIMPLE_HEAD, expand=True, pad_edge=False)
+    for column in columns:
+        table.add_column(column, no_wrap=True)
+    if clipped:
+        table.add_column(clipped, max_width=16, overflow="ellipsis", no_wrap=True)
+    table.add_column("content", ratio=1, min_width=min_width, overflow="fold")
+    return table
+
+
 def hits_table(hits: Sequence[Hit], title: str = "Results", width: int = 90) -> Table:
     """A table of hits, one row each: rank, fused score, each signal's score and rank
-    (``v`` vector, ``t`` full text), kind, where it comes from (date, thread, the evidence turns of a derived record)
-    and the text, clipped to ``width`` characters.
-
-    The text column takes whatever the terminal leaves; the others keep to their content, so
-    an 80-column terminal still shows about 30 characters of text per line.
-    """
-    table = Table(title=title, box=box.SIMPLE_HEAD, expand=True, pad_edge=False)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("score", justify="right", no_wrap=True)
-    table.add_column("signals", no_wrap=True)
-    table.add_column("kind", no_wrap=True)
-    table.add_column("date / thread", max_width=16, overflow="ellipsis", no_wrap=True)
-    table.add_column("content", ratio=1, min_width=24, overflow="fold")
+    (``v`` vector, ``t`` full text), kind, where it comes from (date, thread, the evidence
+    turns of a derived record) and the text, clipped to ``width`` characters (see
+    :func:`text_table`: about 26 characters of text a line at 80 columns)."""
+    table = text_table(title, ["#", "score", "signals", "kind"], clipped="date / thread",
+                       min_width=24)
+    for column in table.columns[:2]:
+        column.justify = "right"
     for i, hit in enumerate(hits, start=1):
         vec = hit.signals.get("vector")
         txt = hit.signals.get("text")
