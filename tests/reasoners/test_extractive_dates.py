@@ -168,6 +168,10 @@ def test_on_a_weekday_is_read_as_this_weekday() -> None:
     assert resolve_dates("I met her on Sunday. I'll meet him on Tuesday", thursday).text == (
         "I met her on Sunday 7 May 2023. I'll meet him on Tuesday 16 May 2023")
     assert resolve_dates("I'm getting married on Saturday!", thursday).date == date(2023, 5, 13)
+    # a short regular past ("died") and common irregular ones look back too
+    for text in ("My grandad died on Sunday", "I broke my wrist on Sunday",
+                 "We ate at Nando's on Sunday", "I slept in on Sunday"):
+        assert resolve_dates(text, thursday).date == date(2023, 5, 7), text
     # the speaker's "on" stays: "drop by on Friday" is no deadline
     assert resolve_dates("Drop by on Friday", thursday).text == "Drop by on Friday 12 May 2023"
     for text in ("I usually swim on Wednesday", "We went out on Saturday night or Sunday",

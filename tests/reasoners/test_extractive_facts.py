@@ -637,6 +637,37 @@ def test_a_self_introduction_gives_the_full_name_and_leaves_room_for_the_rest():
         "Sounds great!", speaker="Kai", turn_id="t2")) == ["Dana moved to Leeds in May 2023."]
 
 
+def test_news_framed_for_the_listener_is_the_speakers_claim():
+    """A frame of knowing or telling addressed to the listener ("Guess what,", "Don't forget",
+    "Did I tell you", "Just so you know,") is not part of the claim it frames: the framed
+    clause is a fact of its own, in a question too ("Did I tell you ...?" gave nothing,
+    "Don't forget I start ..." nothing, "Guess what, Dana got ...")."""
+    expected = {
+        "Guess what, I got the job at Fenwick!": ["Dana got the job at Fenwick."],
+        "Don't forget I start my new job in May.": ["Dana starts their new job in May 2023."],
+        "Remember that I start my new job in May.": ["Dana starts their new job in May 2023."],
+        "Just so you know, I start my new job in May.": [
+            "Dana starts their new job in May 2023."],
+        "Did I tell you I adopted a dog?": ["Dana adopted a dog."],
+        # a real question, or a request, is still no claim
+        "Do you remember where I parked the car?": [],
+        "Can I tell you about my trip to Rome?": [],
+    }
+    for said, facts in expected.items():
+        assert texts(turn(said, speaker="Dana")) == facts, said
+
+
+def test_a_verb_whose_past_is_its_base_form_reads_as_an_event():
+    """"I quit smoking and I feel great" is a past event ("Dana quits smoking." before); a
+    word of a habit keeps the present ("I usually hit the gym")."""
+    assert texts(turn("I quit smoking and I feel great.", speaker="Dana")) == [
+        "Dana quit smoking."]
+    assert texts(turn("I hurt my knee playing football with my brother.", speaker="Dana")) == [
+        "Dana hurt their knee playing football with their brother."]
+    assert texts(turn("I usually hit the gym before work at the hospital.", speaker="Dana")) == [
+        "Dana usually hits the gym before work at the hospital."]
+
+
 def test_replies_requests_and_a_second_dated_clause_read_as_said():
     """A date before the second clause's subject is that clause's ("... and two weeks ago I
     started" gave "Dana quit Brightwave and two weeks before ..."); a request to the listener

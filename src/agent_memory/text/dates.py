@@ -126,7 +126,7 @@ _PREPOSITIONS = frozenset((
     "over", "at", "around", "about", "starting"))
 _PREV_WORD = re.compile(r"(\w+)\s*$")
 _SUBJECT_OF = re.compile(r"\s+(?:was|is|has been|had been|will be)\b", re.IGNORECASE)
-_HABIT = re.compile(r"\b(?:every|usually|always|never|often|normally|typically|used to)\b",
+HABIT = re.compile(r"\b(?:every|usually|always|never|often|normally|typically|used to)\b",
                     re.IGNORECASE)
 """Words of a habit: "I usually swim on Wednesday" names no one Wednesday."""
 _FUTURE = re.compile(r"\b(?:will|won't|shall|gonna|going to|tomorrow|next)\b|'ll\b",
@@ -138,11 +138,14 @@ _ADJECTIVAL = re.compile(r"(?:\b(?:am|is|are|be|being|get|gets|getting|so|very|r
 """What makes a following past form an adjective ("I'm excited", "getting married")."""
 PAST_TENSE = re.compile(
     r"\b(?:was|were|went|had|did|got|made|took|saw|came|felt|found|told|said|flew|met|left|"
-    r"bought|began|became|gave|ran|won|lost|sold|spent|drove|grew|paid|kept|"
-    r"\w{3,}ed)\b",
+    r"bought|began|became|gave|ran|won|lost|sold|spent|drove|grew|paid|kept|broke|fell|wrote|"
+    r"heard|thought|brought|sent|built|caught|taught|ate|drank|swam|sang|rode|chose|forgot|"
+    r"threw|wore|woke|slept|sat|stood|fought|held|fled|shook|spoke|stole|drew|froze|knew|"
+    r"\w{3,}ed|\w+ied)\b",
     re.IGNORECASE,
 )
-"""A past form: a common irregular one or a word in -ed (an adjective in -ed too)."""
+"""A past form: a common irregular one (forms that are also the present, "quit", "read",
+left out) or a word in -ed (an adjective in -ed too; "died", "tied" counted)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,7 +376,7 @@ def _weekday(name: str, part: str | None, ref: date,
     in both); ``None`` in a sentence of a habit ("I usually swim on Wednesday"). The tense is the
     sentence's own: a word of the future wins ("I'll see her on Friday"), and a past form
     after "be" or "get" is an adjective ("I'm getting married on Saturday")."""
-    if _HABIT.search(sentence):
+    if HABIT.search(sentence):
         return None
     past = not _FUTURE.search(sentence) and any(
         not _ADJECTIVAL.search(sentence, 0, m.start()) for m in PAST_TENSE.finditer(sentence))

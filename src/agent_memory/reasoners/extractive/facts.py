@@ -359,7 +359,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         for n, k, raw in ((n, k, p) for n, s in enumerate(said[turn.id])
                           for k, p in enumerate(_DASH.split(s))):
             sentence = clean_sentence(_trim_symbols(raw), names)
-            if sentence and not sentence.endswith("?") and (
+            if sentence and (  # a question is parsed too: "Did I tell you I adopted a dog?"
                     _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
                 where.append(n)

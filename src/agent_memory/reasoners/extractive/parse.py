@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import ConfigError
+from ...text.dates import HABIT
 from .lexicon import BE as _BE
 from .lexicon import past_form
-from .person import SAME_PAST
+from .person import EVENT_PAST, SAME_PAST
 from .reference import article, indefinite
 from .sentences import word_set
 
@@ -139,8 +140,40 @@ def _verbs(root: Any) -> list[Any]:
                     or c.dep_ in ("ccomp", "advcl") and (c.i < verb.i or _joint(c) is not None)
                     and (any(g.dep_ in _SUBJECTS for g in c.children) or _diary(c))
                     and not any(g.dep_ == "mark" or g.tag_ == "WRB" for g in c.children)
+                    or _framed(c)
                     or _consequence(c, verb))
     return sorted(found, key=lambda t: t.i)
+
+
+_TELLING = word_set("know tell remember forget guess mention hear")
+"""Verbs of a frame around the speaker's news (:func:`_frame`)."""
+
+
+def _frame(verb: Any) -> bool:
+    """A frame addressed to the listener around the speaker's news: a verb of knowing or
+    telling (:data:`_TELLING`) whose subject is the listener or left out (an imperative), or
+    whose object is the listener, with no object of its own beyond "you" or "what" ("Guess
+    what, I got the job", "Don't forget I start in May", "Did I tell you I adopted a dog?",
+    "Just so you know, I ..."). Its words are not part of the claim; the clause it frames is
+    a clause of its own, not a question."""
+    if verb.lower_ not in _TELLING or verb.pos_ not in ("VERB", "AUX"):
+        return False
+    subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+    listener = (subject is None and verb.tag_ == "VB" or subject is not None
+                and subject.lower_ == "you" or any(c.dep_ in ("dobj", "dative")
+                                                    and c.lower_ == "you" for c in verb.children))
+    return listener and not any(
+        c.dep_ in ("dobj", "dative", "attr", "prep", "xcomp", "acomp")
+        and c.lower_ not in ("you", "what") for c in verb.children)
+
+
+def _framed(clause: Any) -> bool:
+    """``clause`` is the speaker's news inside a frame (:func:`_frame`): its complement, with
+    a subject of its own and no subordinator but "that" ("Remember (that) I start in May")."""
+    return (clause.dep_ == "ccomp" and _frame(clause.head)
+            and any(g.dep_ in _SUBJECTS for g in clause.children)
+            and not any(g.dep_ == "mark" and g.lower_ != "that" or g.tag_ == "WRB"
+                        for g in clause.children))
 
 
 def _diary(verb: Any) -> bool:
@@ -328,13 +361,15 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str],
             continue  # "and" before a predicate kept in this clause ("excited and scared")
         if (child.i in heads or child.dep_ in _DROP and not child.is_punct
                 or child.dep_ == "npadvmod" and child.lower_ in names or _since_we(child)
-                or _imperative_aside(child, verb)):
+                or _imperative_aside(child, verb)
+                or child.i < verb.i and child.dep_ in ("advcl", "parataxis") and _frame(child)):
             skip.update(t.i for t in child.subtree)
         elif _additive(child):
             dropped.update(t.i for t in child.subtree)
         elif (child.i < verb.i and (child.dep_ == "advmod" and child.lower_ in _DISCOURSE
                                     or child.dep_ == "mark" and child.lower_ in ("so", "that")
-                                    and verb.dep_ == "advcl")
+                                    and (verb.dep_ == "advcl" or _framed(verb))
+                                    or child.lower_ == "just" and subject is not None)
               and (subject is None or child.i < subject.i)):
             skip.add(child.i)
         elif (subject is not None and child.right_edge.i < subject.i
@@ -521,8 +556,9 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 if verb.i in stolen:
                     subject = stolen[verb.i]
                     tokens = sorted([*subject.subtree, *tokens], key=lambda t: t.i)
-                if subject is None and _imperative_conjunct(verb):
-                    continue
+                if (subject is None and _imperative_conjunct(verb)
+                        or _frame(verb) and any(_framed(c) for c in verb.children)):
+                    continue  # a command to the listener; a frame around the speaker's news
                 if subject is None and verb.dep_ == "conj":
                     subject, lead = shared, _shared_lead(shared, verb)  # "... and work as"
                 else:
@@ -554,15 +590,22 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 tags = {t.lower_: t.tag_ for t in reversed(tokens)}  # the first occurrence
                 if kind == "none" and diary:
                     tags[verb.lower_] = "VBD"  # "Lost my job": past, whatever the tagger said
-                elif verb.lower_ in SAME_PAST and verb.tag_ in ("VB", "VBP") and any(
-                        v.tag_ == "VBD" for v in verbs if v != verb):
-                    tags[verb.lower_] = "VBD"  # "I quit Brightwave and (then) I started ..."
+                elif verb.lower_ in SAME_PAST and verb.tag_ in ("VB", "VBP") and (any(
+                        v.tag_ == "VBD" for v in verbs if v != verb) or verb.lower_ in EVENT_PAST
+                        and not any(c.dep_ == "aux" for c in verb.children)
+                        and not HABIT.search(sent.text)):
+                    tags[verb.lower_] = "VBD"  # "I quit Brightwave and (then) I started ...",
+                    # "I quit smoking and I feel great"
+                elif verb.lower_ in SAME_PAST and HABIT.search(sent.text) and not any(
+                        c.dep_ == "aux" for c in verb.children):
+                    tags[verb.lower_] = "VBP"  # "I usually hit the gym", however tagged
                 found.append(Clause(
                     text=text, kind=kind, verb=aux,
                     negated=any(c.dep_ == "neg" for c in verb.children),
                     entities=[e.label_ for e in doc.ents
                               if e.start >= tokens[0].i and e.end <= tokens[-1].i + 1],
-                    question=question, sentence=sent.text.strip(), tags=tags,
+                    question=question and not _framed(verb), sentence=sent.text.strip(),
+                    tags=tags,
                     shared=lead is not None,
                     copular=verb.lower_ in _BE and any(
                         c.dep_ in ("acomp", "attr") for c in verb.children),

@@ -85,7 +85,11 @@ _THIRD_SINGULAR = {
 }
 SAME_PAST = word_set("quit cut hit hurt let put set shut read cost spread bet burst cast")
 """Verbs whose past is their base form ("I quit"): past only beside another past verb or a
-past date (:func:`.facts.extract_facts`)."""
+past date (:func:`.facts.extract_facts`), or when one of :data:`EVENT_PAST`."""
+EVENT_PAST = word_set("quit hurt hit burst")
+"""Of :data:`SAME_PAST`, the verbs whose present with "I" tells a habit ("I hit the gym every
+day"): with no auxiliary and no word of a habit in the sentence they are past ("I quit smoking
+and I feel great", "I hurt my knee")."""
 _KEEP_VERB = word_set(
     """can could will would should might must may shall can't couldn't won't wouldn't
     shouldn't didn't wasn't was did had got went saw made took came felt found told said thought
