@@ -1,6 +1,7 @@
 """Train the offline reasoner's clause selector (which clauses are worth a fact).
 
-Reads ``data/fact_clauses.jsonl`` (clauses written and labelled for this project: ``text``,
+Reads ``data/fact_clauses.jsonl`` and ``data/fact_clauses_more.jsonl`` (clauses written and
+labelled for this project: ``text``,
 ``label`` 1 = worth a fact, 0 = chatter, reaction, caption, vague), turns every item into its
 clauses with the same parse the reasoner uses (:mod:`agent_memory.reasoners.extractive.parse`),
 computes the same features (:func:`...select.features`: local embedding + parse features), and
@@ -9,13 +10,14 @@ precision and recall on held-out folds (5-fold, split by item, so the clauses of
 sit on both sides), then fits on everything and writes ``clause_selector.npz`` beside the
 module (numpy arrays ``coef``, ``intercept``; numpy alone reads them at run time).
 
-    PYTHONPATH=src python bench/train_clause_selector.py [--c 1.0] [--dry-run]
+    PYTHONPATH=src python bench/train_clause_selector.py [--c 1.0] [--dry-run] [--data FILE ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -25,12 +27,14 @@ from sklearn.model_selection import StratifiedKFold
 from agent_memory.reasoners.extractive.parse import clauses, parse
 from agent_memory.reasoners.extractive.select import WEIGHTS, features
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "fact_clauses.jsonl"
+DATA = tuple(Path(__file__).resolve().parents[1] / "data" / name
+             for name in ("fact_clauses.jsonl", "fact_clauses_more.jsonl"))
 
 
-def load(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Feature rows, labels and item index of every clause of every item."""
-    items = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def load(paths: Sequence[Path]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Feature rows, labels and item index of every clause of every item of ``paths``."""
+    items = [json.loads(line) for path in paths
+             for line in path.read_text().splitlines() if line.strip()]
     parsed = clauses(parse([item["text"] for item in items]))
     rows, labels, owners = [], [], []
     for index, (item, found) in enumerate(zip(items, parsed, strict=True)):
@@ -43,7 +47,7 @@ def load(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=Path, nargs="+", default=list(DATA))
     parser.add_argument("--c", type=float, default=1.0, help="inverse regularisation strength")
     parser.add_argument("--dry-run", action="store_true", help="report, do not write weights")
     args = parser.parse_args()

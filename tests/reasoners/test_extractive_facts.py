@@ -449,9 +449,9 @@ def test_agreement_skips_adverbs_and_quantifiers_the_parse_tags() -> None:
 def test_colloquial_openers_and_contractions_read_as_standard_english() -> None:
     """"Glad my ..." has the speaker as its unstated subject ("is glad"); "gotta" /
     "wanna" / "gonna" after a rewritten "I" take their standard forms."""
-    assert texts(turn("Glad my journey is inspiring others to start their own business.",
+    assert texts(turn("Glad my shop is doing well since I moved it to Elm Street.",
                       speaker="Gina")) == [
-        "Gina is glad their journey is inspiring others to start their own business."]
+        "Gina is glad their shop is doing well since they moved it to Elm Street."]
     assert to_third_person("I gotta focus on my studio.", Speaker("Gina", "she"),
                            {"gotta": "VBP"}) == "Gina has to focus on her studio."
     assert texts(turn("I'm gonna open a second studio in Denver next year.",

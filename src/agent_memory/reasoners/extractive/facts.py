@@ -54,7 +54,7 @@ from .select import candidate, embed_texts, worth
 from .sentences import content_terms, entities, split_sentences, words
 
 Embed = Callable[[list[str]], np.ndarray]
-FACT_THRESHOLD = 0.2
+FACT_THRESHOLD = 0.25
 """Least score (:func:`salience`) for a clause to become a fact; chosen with
 :data:`CENTRALITY` on the tuning conversations of LoCoMo dev (BENCHMARKS.md)."""
 FACTS_PER_TURN = 2
