@@ -657,6 +657,29 @@ def test_news_framed_for_the_listener_is_the_speakers_claim():
         assert texts(turn(said, speaker="Dana")) == facts, said
 
 
+def test_we_of_partners_in_the_same_thread_names_both():
+    """A speaker who introduces the other speaker as their partner ("my partner Sam is joining
+    today") speaks for both with "we", and so does the partner ("Dana and family want to move
+    in together", "Sam got engaged" before); a speaker's name inside a claim is not a
+    vocative ("Dana's partner is joining" lost "Sam")."""
+    turns = [turn("Hi, this is Dana, and my partner Sam is joining today.", speaker="Dana"),
+             turn("Welcome, Sam. What would you two like to work on?", speaker="Coach",
+                  role="assistant", turn_id="t2"),
+             turn("We want to move in together next year, probably in Glasgow.",
+                  speaker="Dana", turn_id="t3"),
+             turn("We got engaged in Paris in the spring!", speaker="Sam", turn_id="t4"),
+             turn("I went climbing with Dana on Sunday, Dana.", speaker="Sam", turn_id="t5")]
+    assert texts(*turns) == [
+        "Dana's partner Sam is joining on 8 May 2023.",
+        "Dana and Sam want to move in together in 2024, probably in Glasgow.",
+        "Sam and Dana got engaged in Paris in the spring.",
+        "Sam went climbing with Dana on Sunday 7 May 2023."]
+    # two friends talking: "we" is not the pair
+    assert texts(turn("Sam and I are old friends.", speaker="Dana"),
+                 turn("We went camping with my kids last week.", speaker="Sam",
+                      turn_id="t2"))[-1] == "Sam went camping with their kids the week before 8 May 2023."
+
+
 def test_a_verb_whose_past_is_its_base_form_reads_as_an_event():
     """"I quit smoking and I feel great" is a past event ("Dana quits smoking." before); a
     word of a habit keeps the present ("I usually hit the gym")."""

@@ -476,15 +476,20 @@ def _context(turns: Sequence[Turn], index: int, said: Mapping[str, list[str]],
 
 def speakers_of(turns: Sequence[Turn]) -> dict[str, Speaker]:
     """How to refer to each speaker of ``turns``: name, pronouns (the first turn with
-    ``metadata["pronouns"]``) and household (the first "my husband", "my kids", ...)."""
+    ``metadata["pronouns"]``) and household (the first "my husband", "my kids", ...; another
+    speaker of the thread by name when introduced as the partner: "my partner Sam")."""
     pronouns: dict[str, str] = {}
     households: dict[str, str] = {}
+    names = {speaker_name(t) for t in turns if t.role == Role.USER}
     for turn in turns:
         name = speaker_name(turn)
         if found := parse_pronouns(turn.metadata.get("pronouns")):
             pronouns.setdefault(name, found)
-        if household := household_of(turn.content):
+        if household := household_of(turn.content, names - {name}):
             households.setdefault(name, household)
+    for name, partner in list(households.items()):
+        if partner in names:  # "my partner Sam": Sam's "we" is Sam and the speaker too
+            households.setdefault(partner, name)
     return {
         name: Speaker(name, pronouns.get(name), households.get(name))
         for name in dict.fromkeys(speaker_name(t) for t in turns)
@@ -503,7 +508,9 @@ def turn_speakers(turns: Sequence[Turn], speakers: Mapping[str, Speaker] | None 
     "we" is the group the turn itself names ("my teammates and I": ``groups``, turn id ->
     noun, from :func:`.parse.group_of`), else the speaker's household (:func:`speakers_of`)
     while their family is in the talk: named by them ("my kids") or asked after by the other
-    speaker ("how are your kids?") within the last :data:`FAMILY_WINDOW` turns. Otherwise no
+    speaker ("how are your kids?") within the last :data:`FAMILY_WINDOW` turns, or, for the
+    whole thread, the other speaker a speaker introduced as their partner ("my partner Sam":
+    Dana's "we" is "Dana and Sam", Sam's "Sam and Dana"). Otherwise no
     household: "we" of a team or of people at large ("we had a real battle against another
     team", "we should fight for better schools") is not read as the speaker's family.
 
@@ -525,7 +532,9 @@ def turn_speakers(turns: Sequence[Turn], speakers: Mapping[str, Speaker] | None 
         group = (groups or {}).get(turn.id)
         if recent and not group and WE_WORDS.intersection(words(turn.content)):
             named[name] = index  # "we" of the family again: the family is still the topic
-        household = group or (speakers[name].household if recent else None)
+        known = speakers[name].household
+        present = known is not None and known[:1].isupper()  # the partner in the room
+        household = group or (known if recent or present else None)
         result[turn.id] = replace(speakers[name], household=household)
     return result
 

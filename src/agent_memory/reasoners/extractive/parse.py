@@ -488,10 +488,19 @@ def group_of(doc: Any) -> str | None:
 
 def _named(token: Any, names: frozenset[str]) -> bool:
     """A speaker's name, or a short form of it set off by a comma ("I agree, Mel"), said to
-    them; not the name a speaker gives as what they are called ("I'm Dana Okafor")."""
-    return (token.lower_ in names or token.pos_ == "PROPN" and len(token) >= 3 and any(
-        n.startswith(token.lower_) for n in names) and token.i and token.nbor(-1).text == ","
-    ) and not _introduced(token)
+    them; not a name inside the claim: after a preposition ("I went with Sam") or a possessed
+    noun ("my partner Sam"), or before a verb ("Sam is joining"), nor the name a speaker gives
+    as what they are called ("I'm Dana Okafor")."""
+    if not (token.lower_ in names or token.pos_ == "PROPN" and len(token) >= 3 and any(
+            n.startswith(token.lower_) for n in names) and token.i
+            and token.nbor(-1).text == ",") or _introduced(token):
+        return False
+    sent = token.sent
+    before = token.nbor(-1) if token.i > sent.start else None
+    after = token.nbor(1) if token.i + 1 < sent.end else None
+    return not (before is not None and (before.pos_ == "ADP" or before.pos_ == "NOUN" and any(
+        c.dep_ == "poss" for c in before.children)) or after is not None
+        and after.pos_ in ("VERB", "AUX"))
 
 
 def _introduced(token: Any) -> bool:

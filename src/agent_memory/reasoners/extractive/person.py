@@ -40,7 +40,7 @@ listener's name, so an advisor's "it is the best return available to you" can be
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from .lexicon import BE as _BE
@@ -133,10 +133,16 @@ def parse_pronouns(value: object) -> str | None:
     return first if first in PRONOUNS else None
 
 
-def household_of(text: str) -> str | None:
-    """The partner or family noun in "my husband", "my kids", ... (lower-cased), if any."""
+def household_of(text: str, present: Collection[str] = ()) -> str | None:
+    """The partner or family noun in "my husband", "my kids", ... (lower-cased), if any; the
+    name of one of the ``present`` speakers when the text introduces them so ("my partner Sam
+    is joining today" -> ``"Sam"``)."""
     match = _HOUSEHOLD.search(text)
-    return match.group(1).lower() if match else None
+    if match is None:
+        return None
+    following = text[match.end():].split(maxsplit=1)
+    name = following[0].strip(",.!?;:") if following else ""
+    return name if name in present else match.group(1).lower()
 
 
 def family_named(text: str, owner: str = "my|our") -> bool:
@@ -277,6 +283,8 @@ def _group(speaker: Speaker, sentence: str, name: str) -> str:
     if kin and sentence[:kin.start()].split()[-1:] == ["with"]:
         return name  # "we went camping with my kids": the speaker went, the family with them
     if speaker.household:
+        if speaker.household[:1].isupper():  # another speaker of the thread: "Dana and Sam"
+            return f"{name} and {speaker.household}"
         if forms or not _HOUSEHOLD.search(f"my {speaker.household}"):
             return f"{name} and {forms[2] if forms else 'their'} {speaker.household}"
         return f"{name} and family"
