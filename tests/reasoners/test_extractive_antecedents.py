@@ -56,6 +56,10 @@ def test_it_in_a_joined_clause_is_the_object_of_the_clause_before():
         "Ines bought a bike.", "Ines rides the bike every day."]
     assert facts(("Ines", "I adopted a puppy in May, and I walk it twice a day.")) == [
         "Ines adopted a puppy in May 2023.", "Ines walks the puppy twice a day."]
+    # resolved before the clause is judged, so a change of taste is kept ("now I love it"
+    # was no candidate: one content word); a bare noun stays bare
+    assert facts(("Ines", "I used to hate cilantro but now I love it.")) == [
+        "Ines used to hate cilantro.", "Now Ines loves cilantro."]
     # two objects before: left as it is
     assert facts(("Ines", "I bought a bike and a helmet and I use it every day."))[-1] == (
         "Ines uses it every day.")

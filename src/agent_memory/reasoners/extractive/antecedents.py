@@ -135,8 +135,10 @@ def _spoken_by_self(chunk: Any, context: Context) -> str:
             elif not context.own and lowered in ("your", "yours"):
                 word = "my"
         out.append(word + token.whitespace_)
-    if not any(t.dep_ in ("det", "poss") for t in chunk.root.children):
-        out.insert(0, "the ")  # "painting" in a parse that took "that" for a pronoun
+    if not any(t.dep_ in ("det", "poss") for t in chunk.root.children) and not (
+            context.parallel and chunk.root.tag_ in ("NN", "NNS")):
+        out.insert(0, "the ")  # "painting" in a parse that took "that" for a pronoun; a bare
+        # noun of the parallel clause stays bare: "hated cilantro but now I love it" -> cilantro
     elif chunk[0].pos_ != "PROPN":
         out[0] = out[0].lower()  # "That plate is awesome" -> "the plate"
     return "".join(out).strip()

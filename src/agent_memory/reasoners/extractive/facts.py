@@ -2,11 +2,12 @@
 
 Each sentence of a user turn is cleaned (leading interjections, labels and vocatives), its
 relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses
-(:mod:`.parse`). A learned decision (:mod:`.select`) gives each clause the probability that it
-is worth a fact, scaled down for a side remark of its turn (:func:`salience`); the clauses
-scoring >= :data:`FACT_THRESHOLD` are kept (at most :data:`FACTS_PER_TURN` per turn), an "it" or
-"this <noun>" in each is replaced by what it stands for in the talk before when that is clear
-(:mod:`.antecedents`), and each is rewritten in the third person (:mod:`.person`): "I live in
+(:mod:`.parse`). An "it" or "this <noun>" in a clause is replaced by what it stands for in
+the talk before when that is clear (:mod:`.antecedents`); a learned decision (:mod:`.select`)
+then gives each clause the probability that it is worth a fact, scaled down for a side remark
+of its turn (:func:`salience`); the clauses scoring >= :data:`FACT_THRESHOLD` are kept (at most
+:data:`FACTS_PER_TURN` per turn), and each is rewritten in the third person (:mod:`.person`):
+"I live in
 Boston and work as a pharmacist" said by Kai gives "Kai lives in Boston." and "Kai works as a
 pharmacist."; "I tried a climbing gym yesterday and the walls were huge" said by Kai on 8 May
 2023 gives "Kai tried a climbing gym on 7 May 2023."
@@ -369,11 +370,13 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         if group := group_of(doc):
             groups.setdefault(turn.id, group)
     who = turn_speakers(turns, speakers, groups)
+    position = {t.id: i for i, t in enumerate(turns)}
     candidates = [  # no subject supplied after a dash: "My sister - the one in Boston - had a baby"
         (turn, resolved, clause, n)
         for (turn, resolved, aside), n, doc, found in zip(pending, where, docs,
                                                           clauses(docs, names), strict=True)
-        for clause in [*found, *embedded_clauses(doc, found)]
+        for clause in (_resolved(c, turns, position[turn.id], said, n, resolved.text)
+                       for c in [*found, *embedded_clauses(doc, found)])
         if candidate(clause) and not (aside and clause.kind == "none")
         and not unnamed_group(clause.text, clause.sentence, who[turn.id])
         and _introduction(clause, who[turn.id]) != ""]
@@ -388,7 +391,6 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         elif (score := salience(p, cosine)) >= FACT_THRESHOLD:
             chosen.setdefault(turn.id, []).append((score, index))
     facts: list[FactDraft] = []
-    position = {t.id: i for i, t in enumerate(turns)}
     for turn in turns:
         best = sorted(chosen.get(turn.id, []), reverse=True)[:FACTS_PER_TURN] + named.get(
             turn.id, [])
@@ -397,8 +399,6 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             _, resolved, clause, n = candidates[index]
             day = next((m.date for m in resolved.mentions if m.date and re.sub(  # the clause's own
                 r"(?i)^(?:on|in) ", "", m.replacement) in clause.text), None)  # ("... in 2020")
-            clause = replace(clause, text=resolve_references(
-                clause.text, _context(turns, position[turn.id], said, n, clause)))
             frame = None if day is not None else _frame(resolved, clause, turn)
             if frame is not None:
                 day = frame[0]
@@ -456,19 +456,35 @@ def _frame(resolved: ResolvedText, clause: Clause, turn: Turn) -> tuple[date, st
     return mention.date, phrase
 
 
+def _resolved(clause: Clause, turns: Sequence[Turn], index: int,
+              said: Mapping[str, list[str]], number: int, sentence: str) -> Clause:
+    """``clause`` of sentence ``number`` of ``turns[index]`` (``sentence``: its text as
+    parsed) with its word pointing outside it replaced by what it stands for
+    (:func:`.antecedents.resolve_references`), before it is judged: "now I love it" after "I
+    used to hate cilantro but" is read as "now I love the cilantro", a claim the selector
+    can weigh."""
+    if not clause.anaphora:
+        return clause
+    return replace(clause, text=resolve_references(
+        clause.text, _context(turns, index, said, number, clause, sentence)))
+
+
 def _context(turns: Sequence[Turn], index: int, said: Mapping[str, list[str]],
-             number: int, clause: Clause | None = None) -> list[Context]:
+             number: int, clause: Clause | None = None,
+             sentence: str | None = None) -> list[Context]:
     """What was said before sentence ``number`` of ``turns[index]``, oldest first: the other
     speaker's turn right before it, then the turn's own earlier sentences, then the words of
-    ``clause``'s sentence before it when an "and"/"but" joins them (a parallel context)."""
+    ``clause``'s sentence (``sentence``, else the parse's sentence, which may start at the
+    "but") before it when an "and"/"but" joins them (a parallel context)."""
     turn = turns[index]
     before: list[Context] = []
     if index and speaker_name(previous := turns[index - 1]) != speaker_name(turn):
         before = [Context(text, own=False)
                   for text in said.get(previous.id) or split_sentences(spoken(previous.content))]
     before += [Context(text, own=True) for text in said[turn.id][:number]]
-    if clause is not None and clause.text and (at := clause.sentence.find(clause.text)) > 0:
-        head = clause.sentence[:at].rstrip(" ,")
+    whole = sentence or (clause.sentence if clause is not None else "")
+    if clause is not None and clause.text and (at := whole.find(clause.text)) > 0:
+        head = whole[:at].rstrip(" ,")
         if re.search(r"(?i)\b(?:and|but)(?:\s+(?:now|then|today|later|these days))?$", head):
             before.append(Context(head, own=True, parallel=True))
     return before
