@@ -144,10 +144,21 @@ def _spoken_by_self(chunk: Any, context: Context) -> str:
     return "".join(out).strip()
 
 
-def _antecedent(tag: str, context: Sequence[Context]) -> str | None:
+def _parsed(texts: Sequence[str], memo: dict[str, Any] | None) -> list[Any]:
+    """The parses of ``texts``, each parsed once per ``memo`` (a dict the caller keeps for one
+    extraction: the same sentences are the context of many clauses); no memo, parsed now."""
+    if memo is None:
+        return parse(texts)
+    missing = list(dict.fromkeys(t for t in texts if t not in memo))
+    memo.update(zip(missing, parse(missing), strict=True))
+    return [memo[t] for t in texts]
+
+
+def _antecedent(tag: str, context: Sequence[Context],
+                memo: dict[str, Any] | None = None) -> str | None:
     """The phrase the pronoun stands for, or ``None`` (none, or two in the nearest sentence
     that has any)."""
-    docs = parse([c.text for c in context])
+    docs = _parsed([c.text for c in context], memo)
     for item, doc in zip(reversed(context), reversed(docs), strict=True):
         found = _candidates(doc, tag, item.own)
         if len(found) == 1 and (item.parallel or _pointed_at(found[0], item.own)):
@@ -162,10 +173,11 @@ def _stem(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
-def _possessive(noun: Any, context: Sequence[Context]) -> str | None:
+def _possessive(noun: Any, context: Sequence[Context],
+                memo: dict[str, Any] | None = None) -> str | None:
     """"my"/"our" when the talk called ``noun`` the speaker's ("my studio", or the listener's
     "your studio"), else ``None``."""
-    docs = parse([c.text for c in context])
+    docs = _parsed([c.text for c in context], memo)
     for item, doc in zip(context, docs, strict=True):
         if item.text.rstrip().endswith("?") and any(t.tag_ in ("WP", "WDT") for t in doc):
             continue  # "What's your favorite genre?" says nothing about which
@@ -180,7 +192,8 @@ def _possessive(noun: Any, context: Sequence[Context]) -> str | None:
     return None
 
 
-def resolve_references(text: str, context: Sequence[Context]) -> str:
+def resolve_references(text: str, context: Sequence[Context],
+                       memo: dict[str, Any] | None = None) -> str:
     """``text`` (a clause in the speaker's words) with its first word that points outside it
     replaced by what it stands for in ``context`` (see the module docstring); ``text`` as it
     is when there is none, or when what it stands for is not clear.
@@ -189,13 +202,15 @@ def resolve_references(text: str, context: Sequence[Context]) -> str:
         text: the clause, first person ("I knitted it over the winter").
         context: the sentences said before it, oldest first: the other speaker's turn before,
             then the earlier sentences of the clause's own turn.
+        memo: text -> parse, kept by the caller across the clauses of one extraction so each
+            sentence is parsed once.
 
     Returns:
         The clause with the word replaced, e.g. "I knitted the scarf over the winter".
     """
     if not context or not _POINTING.intersection(w.split("'")[0] for w in words(text)):
         return text  # nothing this resolves: no parse
-    doc = parse([text])[0]
+    doc = _parsed([text], memo)[0]
     token = outside_token(doc)
     if token is None:
         return text
@@ -205,7 +220,7 @@ def resolve_references(text: str, context: Sequence[Context]) -> str:
     if (word in _PRONOUNS or word in _BARE and token.dep_ in ("dobj", "pobj")) and not any(
             c.dep_ in ("dobj", "dative", "attr") and c != token for c in token.head.children):
         # not "gave it everything", where the pronoun is part of a set phrase
-        phrase = _antecedent(_PRONOUNS.get(word, "NN"), context)
+        phrase = _antecedent(_PRONOUNS.get(word, "NN"), context, memo)
         if phrase is None:
             return text
         if word == "its":
@@ -214,7 +229,7 @@ def resolve_references(text: str, context: Sequence[Context]) -> str:
             phrase = phrase[:1].upper() + phrase[1:]
     elif word in DEMONSTRATIVES and token.dep_ == "det" and (
             token.head.lower_ not in _LIGHT_NOUNS) and (
-            phrase := _possessive(token.head, context)) is not None:
+            phrase := _possessive(token.head, context, memo)) is not None:
         if token.i == 0:
             phrase = phrase.capitalize()
     else:

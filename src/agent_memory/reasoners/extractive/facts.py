@@ -2,12 +2,12 @@
 
 Each sentence of a user turn is cleaned (leading interjections, labels and vocatives), its
 relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses
-(:mod:`.parse`). An "it" or "this <noun>" in a clause is replaced by what it stands for in
-the talk before when that is clear (:mod:`.antecedents`); a learned decision (:mod:`.select`)
-then gives each clause the probability that it is worth a fact, scaled down for a side remark
-of its turn (:func:`salience`); the clauses scoring >= :data:`FACT_THRESHOLD` are kept (at most
-:data:`FACTS_PER_TURN` per turn), and each is rewritten in the third person (:mod:`.person`):
-"I live in
+(:mod:`.parse`). A learned decision (:mod:`.select`) gives each clause the probability that it
+is worth a fact, scaled down for a side remark of its turn (:func:`salience`); the clauses
+scoring >= :data:`FACT_THRESHOLD` are kept (at most :data:`FACTS_PER_TURN` per turn), an "it" or
+"this <noun>" in each is replaced by what it stands for in the talk before when that is clear
+(:mod:`.antecedents`; before the choice for a clause that is no candidate without it: "but
+now I love it"), and each is rewritten in the third person (:mod:`.person`): "I live in
 Boston and work as a pharmacist" said by Kai gives "Kai lives in Boston." and "Kai works as a
 pharmacist."; "I tried a climbing gym yesterday and the walls were huge" said by Kai on 8 May
 2023 gives "Kai tried a climbing gym on 7 May 2023."
@@ -30,6 +30,7 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date
+from typing import Any
 
 import numpy as np
 
@@ -371,11 +372,13 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             groups.setdefault(turn.id, group)
     who = turn_speakers(turns, speakers, groups)
     position = {t.id: i for i, t in enumerate(turns)}
+    memo: dict[str, Any] = {}  # sentence -> parse, for what "it" stands for
     candidates = [  # no subject supplied after a dash: "My sister - the one in Boston - had a baby"
         (turn, resolved, clause, n)
         for (turn, resolved, aside), n, doc, found in zip(pending, where, docs,
                                                           clauses(docs, names), strict=True)
-        for clause in (_resolved(c, turns, position[turn.id], said, n, resolved.text)
+        for clause in (_resolved(c, turns, position[turn.id], said, n, resolved.text, memo)
+                       if _pointing_only(c) else c
                        for c in [*found, *embedded_clauses(doc, found)])
         if candidate(clause) and not (aside and clause.kind == "none")
         and not unnamed_group(clause.text, clause.sentence, who[turn.id])
@@ -397,6 +400,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         for _, index in sorted(best, key=lambda pair: pair[1]):
             p = probabilities[index]
             _, resolved, clause, n = candidates[index]
+            clause = _resolved(clause, turns, position[turn.id], said, n, resolved.text, memo)
             day = next((m.date for m in resolved.mentions if m.date and re.sub(  # the clause's own
                 r"(?i)^(?:on|in) ", "", m.replacement) in clause.text), None)  # ("... in 2020")
             frame = None if day is not None else _frame(resolved, clause, turn)
@@ -456,17 +460,26 @@ def _frame(resolved: ResolvedText, clause: Clause, turn: Turn) -> tuple[date, st
     return mention.date, phrase
 
 
+def _pointing_only(clause: Clause) -> bool:
+    """Whether ``clause`` is no candidate only for want of words its pronoun stands for: the
+    speaker's statement ("now I love it"), not a question, not to the listener."""
+    return (clause.anaphora > 0 and clause.kind != "other" and not clause.question
+            and not candidate(clause) and not _YOU_WORDS.intersection(words(clause.text)))
+
+
 def _resolved(clause: Clause, turns: Sequence[Turn], index: int,
-              said: Mapping[str, list[str]], number: int, sentence: str) -> Clause:
+              said: Mapping[str, list[str]], number: int, sentence: str,
+              memo: dict[str, Any] | None = None) -> Clause:
     """``clause`` of sentence ``number`` of ``turns[index]`` (``sentence``: its text as
     parsed) with its word pointing outside it replaced by what it stands for
-    (:func:`.antecedents.resolve_references`), before it is judged: "now I love it" after "I
-    used to hate cilantro but" is read as "now I love the cilantro", a claim the selector
+    (:func:`.antecedents.resolve_references`). Done for a kept clause, and before the choice
+    for one that is no candidate as it stands: "now I love it" after "I used to hate
+    cilantro but" (one content word) is read as "now I love cilantro", a claim the selector
     can weigh."""
     if not clause.anaphora:
         return clause
     return replace(clause, text=resolve_references(
-        clause.text, _context(turns, index, said, number, clause, sentence)))
+        clause.text, _context(turns, index, said, number, clause, sentence), memo))
 
 
 def _context(turns: Sequence[Turn], index: int, said: Mapping[str, list[str]],
