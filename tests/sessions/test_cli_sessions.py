@@ -41,12 +41,31 @@ def test_chat_context_reflect_ask(tmp_path):
     assert result.exit_code == 2 and "ConfigError" in result.output
     result = runner.invoke(app, ["reflect", "--user", "u1", "--store", store])
     assert result.exit_code == 0, result.output
-    assert "2 insights merged" in result.output
+    # the age, the retirement goal and the call preference ("The user is 50." had no keyword
+    # of a category and was dropped before the profile field model placed it)
+    assert "3 insights merged" in result.output and "The user is 50." in result.output
 
     result = runner.invoke(app, ["ask", "when does the user want to retire?", "--user", "u1",
                                  "--store", store])
     assert result.exit_code == 0, result.output
     assert "retire at 62" in result.output and "Sources:" in result.output
+
+
+def test_a_session_keeps_what_the_user_says_about_themself(tmp_path):
+    """A session's reflection keeps a self-introduction, an age and a job, which name no
+    keyword of an insight category: the profile field model files them as demographics (the
+    session kept 2 of the 5 facts below, and the name as "The user goes by Kofi.")."""
+    store = str(tmp_path / "m.db")
+    typed = ("I'm Kofi, I'm 52 and I teach chemistry in Accra.\n"
+             "assistant: Have you thought about retiring early to Cape Coast?\n"
+             "No, I plan to work until 65.\nMy wife Ama runs a bakery.\n/end\n/quit\n")
+    result = runner.invoke(app, ["chat", "--user", "kofi", "--store", store], input=typed)
+    assert result.exit_code == 0, result.output
+    for insight in ("[demographics] The user's name is Kofi.", "[demographics] The user is 52.",
+                    "[demographics] The user teaches chemistry in Accra.",
+                    "The user plans to work until 65.", "The user's wife Ama runs a bakery."):
+        assert insight in result.output, insight
+    assert "Cape Coast" not in result.output.split("reflection:")[1]  # the assistant's idea
 
 
 def test_a_profile_model_is_found_in_the_current_directory(tmp_path, monkeypatch):

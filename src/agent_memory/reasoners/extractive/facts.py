@@ -336,8 +336,9 @@ _INTRODUCTION = re.compile(
 
 def _introduction(clause: Clause, speaker: Speaker) -> str | None:
     """The fact a self-introduction gives ("I'm Dana Okafor" said by Dana: "Dana's full name
-    is Dana Okafor."; "I'm Dee" said by Deborah: "Deborah goes by Dee."), ``""`` when it gives
-    nothing the speaker's name does not ("I'm Dana"), ``None`` when ``clause`` is none."""
+    is Dana Okafor."; "I'm Dee" said by Deborah: "Deborah goes by Dee."; "I'm Kofi" said by a
+    user with no name on record: "The user's name is Kofi."), ``""`` when it gives nothing the
+    speaker's name does not ("I'm Dana"), ``None`` when ``clause`` is none."""
     found = _INTRODUCTION.match(clause.text)
     if found is None or not all(w[:1].isupper() and clause.tags.get(w.lower()) == "NNP"
                                 for w in found["name"].split()):
@@ -348,6 +349,8 @@ def _introduction(clause: Clause, speaker: Speaker) -> str | None:
         return ""
     if speaker.name.split()[0].lower() in given.lower().split():
         return f"{speaker.name}'s full name is {given}."
+    if speaker.name.startswith("The "):  # a role, not a name: "The user"
+        return f"{speaker.name}'s name is {given}."
     return f"{speaker.name} goes by {given}."
 
 

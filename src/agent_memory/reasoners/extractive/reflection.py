@@ -2,7 +2,8 @@
 
 Session reflection works on the user's self-disclosures (:mod:`.facts`): each disclosed fact is
 placed in an insight category by a keyword map (:data:`INSIGHT_KEYWORDS`; another category
-by the words of its own name). Its confidence is the fact's plus 0.1 for each other user turn
+by the words of its own name), else by the profile field it belongs to
+(:data:`FIELD_CATEGORIES`). Its confidence is the fact's plus 0.1 for each other user turn
 saying something similar (content-term Jaccard >= :data:`CORROBORATION_JACCARD`), at most
 +0.2: a statement repeated across sessions becomes an insight when they are reflected on
 together. Everything is deterministic.
@@ -18,9 +19,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ...errors import ModelUnavailableError
 from ...models import Role, Turn, normalize_text
+from ...profile_schema import schema_fields
 from ..sessions_models import InsightDraft, InsightNote, InteractionDraft, SessionReflection
 from .facts import extract_facts, keyword_hits
+from .field_model import assign
+from .select import shared_embedder
 from .sentences import content_terms, entities, jaccard, split_sentences, words
 from .summarize import key_topics, summarize_turns
 
@@ -53,6 +58,15 @@ INSIGHT_KEYWORDS: dict[str, tuple[str, ...]] = {
 """Keywords per insight category: whole words, ``prefix*`` stems and phrases. Ties go to the
 category listed first (a worry about volatility is a concern before a risk profile); concern
 hits count twice, since a stated worry outweighs the topic it is about."""
+
+FIELD_CATEGORIES: dict[str, str] = {
+    "name": "demographics", "age": "demographics", "occupation": "demographics",
+    "location": "demographics", "family": "demographics", "finances": "current_situation"}
+"""The insight category of a fact no keyword places, from the profile field the field model
+files it under (:mod:`.field_model`): demographics are age, family status and employment
+("The user is 52", "The user teaches chemistry in Accra"), money is the current situation.
+Goals, tastes and hobbies are no category of their own here: the default categories mean
+financial goals and communication preferences."""
 
 _AMOUNT = re.compile(r"\$\s?\d[\d,.]*\s?(?:[kKmM]\b|million|thousand)?|\b\d+(?:\.\d+)?\s?%|"
                      r"\b\d{3}\s?\(?k\)?(?=\W|$)")
@@ -106,8 +120,10 @@ def reflect_session(turns: Sequence[Turn], categories: Sequence[str]) -> Session
     sentences = [(t.id, content_terms(s)) for t in user_turns for s in split_sentences(t.content)]
     insights: list[InsightDraft] = []
     seen: set[str] = set()
-    for fact in extract_facts(user_turns).facts:
-        category = category_of(fact.text, categories)[0]
+    facts = extract_facts(user_turns).facts
+    filed = _filed_categories([f.text for f in facts], [f.subject for f in facts], categories)
+    for fact, by_field in zip(facts, filed, strict=True):
+        category = category_of(fact.text, categories)[0] or by_field
         key = normalize_text(fact.text)
         if category is None or key in seen:
             continue
@@ -122,6 +138,21 @@ def reflect_session(turns: Sequence[Turn], categories: Sequence[str]) -> Session
             importance=fact.importance or 5, evidence=[*fact.evidence, *support]))
     return SessionReflection(reflection_flag="insight" if insights else "no-insight",
                              insights=insights)
+
+
+def _filed_categories(texts: Sequence[str], subjects: Sequence[str | None],
+                      categories: Sequence[str]) -> list[str | None]:
+    """The category :data:`FIELD_CATEGORIES` gives each of ``texts`` (``None`` when the field
+    model files it nowhere, under a field with no category, or one not in ``categories``, and
+    for all of them when the local embedding model cannot load)."""
+    if not texts or not set(FIELD_CATEGORIES.values()) & set(categories):
+        return [None] * len(texts)
+    try:
+        found = assign(shared_embedder().embed_sync, texts, subjects, schema_fields())
+    except ModelUnavailableError:
+        return [None] * len(texts)
+    return [category if (category := FIELD_CATEGORIES.get(a.field or "")) in categories
+            else None for a in found]
 
 
 def _kind(annotation: Any) -> str | None:
