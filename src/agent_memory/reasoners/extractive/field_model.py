@@ -9,8 +9,8 @@ moment, a vague aim). "Sam works as a nurse" goes to *occupation*; "Sam went cam
 the kids" to *hobbies*; "Sam is so excited" and "Sam ate a sandwich at noon" to none.
 
 The weights (``profile_fields.npz`` beside this module) are trained by
-``bench/train_profile_fields.py`` on ``data/profile_statements.jsonl`` and
-``data/profile_statements_more.jsonl``: statements written and labelled for this project, no
+``bench/train_profile_fields.py`` on ``data/profile_statements.jsonl``,
+``data/profile_statements_more.jsonl`` and ``data/profile_statements_third.jsonl``: statements written and labelled for this project, no
 third-party text; the script reports accuracy on held-out folds.
 The model knows the default schema's fields only: a schema with another field falls back to
 the nearest-prototype rule of :class:`.profile.FieldIndex`.
