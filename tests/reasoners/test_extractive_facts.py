@@ -677,7 +677,8 @@ def test_we_of_partners_in_the_same_thread_names_both():
     # two friends talking: "we" is not the pair
     assert texts(turn("Sam and I are old friends.", speaker="Dana"),
                  turn("We went camping with my kids last week.", speaker="Sam",
-                      turn_id="t2"))[-1] == "Sam went camping with their kids the week before 8 May 2023."
+                      turn_id="t2"))[-1] == (
+        "Sam went camping with their kids the week before 8 May 2023.")
 
 
 def test_a_verb_whose_past_is_its_base_form_reads_as_an_event():

@@ -10,7 +10,8 @@ the kids" to *hobbies*; "Sam is so excited" and "Sam ate a sandwich at noon" to 
 
 The weights (``profile_fields.npz`` beside this module) are trained by
 ``bench/train_profile_fields.py`` on ``data/profile_statements.jsonl``,
-``data/profile_statements_more.jsonl`` and ``data/profile_statements_third.jsonl``: statements written and labelled for this project, no
+``data/profile_statements_more.jsonl`` and ``data/profile_statements_third.jsonl``:
+statements written and labelled for this project, no
 third-party text; the script reports accuracy on held-out folds.
 The model knows the default schema's fields only: a schema with another field falls back to
 the nearest-prototype rule of :class:`.profile.FieldIndex`.
