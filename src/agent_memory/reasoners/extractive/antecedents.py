@@ -192,6 +192,71 @@ def _possessive(noun: Any, context: Sequence[Context],
     return None
 
 
+_GO = word_set("go goes went")
+"""Forms of "go" whose activity a speaker leaves out when just named ("I love running. I go
+three mornings a week")."""
+_HOW_OFTEN = word_set("once twice often regularly usually always still now sometimes also "
+                      "too even mostly every")
+_TIMES = word_set("morning mornings evening evenings night nights day days week weeks weekend "
+                  "weekends month months year years time times")
+
+
+def _bare_go(doc: Any) -> Any | None:
+    """The "go" of a clause that says when or how often but not where or to do what ("I go
+    three mornings a week", "I went twice last month"): its dependents are its subject,
+    auxiliaries, words of frequency and times only; ``None`` otherwise ("I go there every
+    week", "I go to the gym")."""
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    if root is None or root.lower_ not in _GO:
+        return None
+    for child in root.children:
+        if child.dep_ in ("nsubj", "punct", "aux", "neg", "cc") or child.dep_ == "advmod" and (
+                child.lower_ in _HOW_OFTEN) or child.dep_ in ("dobj", "npadvmod") and (
+                child.ent_type_ in ("DATE", "TIME") or child.lower_ in _TIMES):
+            continue
+        return None
+    return root
+
+
+def _when(token: Any) -> bool:
+    """A dependent of a gerund that only says when: an adverb, or a time phrase ("in May")."""
+    return token.dep_ in ("advmod", "npadvmod") or token.dep_ == "prep" and all(
+        t.ent_type_ in ("DATE", "TIME") for t in token.subtree if t != token)
+
+
+def _activity(context: Sequence[Context], memo: dict[str, Any] | None) -> str | None:
+    """The one activity the speaker just named: a gerund taken by a verb ("I love running",
+    "I started swimming in May") in the nearest sentence of their own before that has any;
+    ``None`` when there is none or more than one."""
+    own = [c for c in context if c.own]
+    for doc in reversed(_parsed([c.text for c in own], memo)):
+        found = [t for t in doc if t.tag_ == "VBG" and t.dep_ in ("xcomp", "dobj", "pcomp")
+                 and t.head.pos_ == "VERB" and all(_when(c) for c in t.children)]
+        if len(found) == 1:
+            return found[0].lower_
+        if found:
+            return None
+    return None
+
+
+def resolve_ellipsis(text: str, context: Sequence[Context],
+                     memo: dict[str, Any] | None = None) -> str:
+    """``text`` with the activity a bare "go" leaves out put back from the speaker's sentence
+    before: "I go three mornings a week" after "I actually love running now" -> "I go running
+    three mornings a week"; ``text`` as it is when the "go" says where or what, or the activity
+    is not clear (:func:`_activity`). A verb phrase left out after "go" is restored from the
+    nearest antecedent clause, the usual reading of VP ellipsis (D. Hardt, "An algorithm for
+    VP ellipsis", ACL 1992, nearest antecedent first)."""
+    if not context or not _GO.intersection(words(text)):
+        return text
+    doc = _parsed([text], memo)[0]
+    go = _bare_go(doc)
+    if go is None or (activity := _activity(context, memo)) is None:
+        return text
+    end = go.idx + len(go.text)
+    return f"{text[:end]} {activity}{text[end:]}"
+
+
 def resolve_references(text: str, context: Sequence[Context],
                        memo: dict[str, Any] | None = None) -> str:
     """``text`` (a clause in the speaker's words) with its first word that points outside it

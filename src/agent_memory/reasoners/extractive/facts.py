@@ -37,7 +37,7 @@ import numpy as np
 from ...models import Role, Turn, normalize_text
 from ...text.dates import ResolvedText, resolve_dates
 from ..base import FactDraft, FactExtraction
-from .antecedents import Context, resolve_references
+from .antecedents import Context, resolve_ellipsis, resolve_references
 from .embedded import embedded_clauses
 from .parse import Clause, clauses, group_of, parse
 from .person import (
@@ -463,6 +463,10 @@ def _frame(resolved: ResolvedText, clause: Clause, turn: Turn) -> tuple[date, st
     return mention.date, phrase
 
 
+_GO_WORDS = frozenset(("go", "goes", "went"))
+"""Words that may leave out an activity (:func:`.antecedents.resolve_ellipsis`)."""
+
+
 def _pointing_only(clause: Clause) -> bool:
     """Whether ``clause`` is no candidate only for want of words its pronoun stands for: the
     speaker's statement ("now I love it"), not a question, not to the listener."""
@@ -475,14 +479,16 @@ def _resolved(clause: Clause, turns: Sequence[Turn], index: int,
               memo: dict[str, Any] | None = None) -> Clause:
     """``clause`` of sentence ``number`` of ``turns[index]`` (``sentence``: its text as
     parsed) with its word pointing outside it replaced by what it stands for
-    (:func:`.antecedents.resolve_references`). Done for a kept clause, and before the choice
+    (:func:`.antecedents.resolve_references`), and a bare "go" given the activity just named
+    (:func:`.antecedents.resolve_ellipsis`). Done for a kept clause, and before the choice
     for one that is no candidate as it stands: "now I love it" after "I used to hate
     cilantro but" (one content word) is read as "now I love cilantro", a claim the selector
     can weigh."""
-    if not clause.anaphora:
+    if not clause.anaphora and not _GO_WORDS.intersection(words(clause.text)):
         return clause
-    return replace(clause, text=resolve_references(
-        clause.text, _context(turns, index, said, number, clause, sentence), memo))
+    context = _context(turns, index, said, number, clause, sentence)
+    text = resolve_ellipsis(resolve_references(clause.text, context, memo), context, memo)
+    return replace(clause, text=text)
 
 
 def _context(turns: Sequence[Turn], index: int, said: Mapping[str, list[str]],
