@@ -192,7 +192,7 @@ def _possessive(noun: Any, context: Sequence[Context],
     return None
 
 
-_GO = word_set("go goes went")
+GO_WORDS = word_set("go goes went")
 """Forms of "go" whose activity a speaker leaves out when just named ("I love running. I go
 three mornings a week")."""
 _HOW_OFTEN = word_set("once twice often regularly usually always still now sometimes also "
@@ -207,7 +207,7 @@ def _bare_go(doc: Any) -> Any | None:
     auxiliaries, words of frequency and times only; ``None`` otherwise ("I go there every
     week", "I go to the gym")."""
     root = next((t for t in doc if t.dep_ == "ROOT"), None)
-    if root is None or root.lower_ not in _GO:
+    if root is None or root.lower_ not in GO_WORDS:
         return None
     for child in root.children:
         if child.dep_ in ("nsubj", "punct", "aux", "neg", "cc") or child.dep_ == "advmod" and (
@@ -246,8 +246,17 @@ def resolve_ellipsis(text: str, context: Sequence[Context],
     three mornings a week"; ``text`` as it is when the "go" says where or what, or the activity
     is not clear (:func:`_activity`). A verb phrase left out after "go" is restored from the
     nearest antecedent clause, the usual reading of VP ellipsis (D. Hardt, "An algorithm for
-    VP ellipsis", ACL 1992, nearest antecedent first)."""
-    if not context or not _GO.intersection(words(text)):
+    VP ellipsis", ACL 1992, nearest antecedent first).
+
+    Args:
+        text: the clause, first person.
+        context: as for :func:`resolve_references`.
+        memo: text -> parse, shared across the clauses of one extraction.
+
+    Raises:
+        ConfigError: spaCy or its model is missing (:func:`.parse.parser`).
+    """
+    if not context or not GO_WORDS.intersection(words(text)):
         return text
     doc = _parsed([text], memo)[0]
     go = _bare_go(doc)

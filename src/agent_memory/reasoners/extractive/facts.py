@@ -37,7 +37,7 @@ import numpy as np
 from ...models import Role, Turn, normalize_text
 from ...text.dates import ResolvedText, resolve_dates
 from ..base import FactDraft, FactExtraction
-from .antecedents import Context, resolve_ellipsis, resolve_references
+from .antecedents import GO_WORDS, Context, resolve_ellipsis, resolve_references
 from .embedded import embedded_clauses
 from .parse import Clause, clauses, group_of, parse
 from .person import (
@@ -463,10 +463,6 @@ def _frame(resolved: ResolvedText, clause: Clause, turn: Turn) -> tuple[date, st
     return mention.date, phrase
 
 
-_GO_WORDS = frozenset(("go", "goes", "went"))
-"""Words that may leave out an activity (:func:`.antecedents.resolve_ellipsis`)."""
-
-
 def _pointing_only(clause: Clause) -> bool:
     """Whether ``clause`` is no candidate only for want of words its pronoun stands for: the
     speaker's statement ("now I love it"), not a question, not to the listener."""
@@ -484,7 +480,7 @@ def _resolved(clause: Clause, turns: Sequence[Turn], index: int,
     for one that is no candidate as it stands: "now I love it" after "I used to hate
     cilantro but" (one content word) is read as "now I love cilantro", a claim the selector
     can weigh."""
-    if not clause.anaphora and not _GO_WORDS.intersection(words(clause.text)):
+    if not clause.anaphora and not GO_WORDS.intersection(words(clause.text)):
         return clause
     context = _context(turns, index, said, number, clause, sentence)
     text = resolve_ellipsis(resolve_references(clause.text, context, memo), context, memo)
