@@ -135,8 +135,8 @@ def test_the_listeners_own_news_is_not_what_it_stands_for():
 def test_a_bare_go_takes_the_activity_just_named():
     """"I go three mornings a week" after "I love running" is about running ("Dana goes three
     mornings a week." before); a "go" that says where, or two activities before, stays."""
-    assert facts(("Dana", "Funny thing: I actually love running now. I go three mornings a "
-                          "week.")) == [
+    assert facts(("Dana", ("Funny thing: I actually love running now. I go three mornings a "
+                           "week."))) == [
         "Dana actually loves running now.", "Dana goes running three mornings a week."]
     assert facts(("Dana", "I started swimming in May and I go twice a week.")) == [
         "Dana started swimming in May 2023.", "Dana goes swimming twice a week."]

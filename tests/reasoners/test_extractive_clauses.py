@@ -232,6 +232,8 @@ def test_a_spoken_indefinite_this_is_written_as_an_article():
         "I'm nervous about this next game")
     assert _clauses("I ran three races this past week.")[0][1] == (
         "I ran three races this past week")
+    assert _clauses("I've learned all these new tools at work.")[0][1] == (
+        "I've learned all these new tools at work")  # "all these": ones in view, not new
 
 
 def pointing(text: str, subject: str | None = "Tim") -> str | None:

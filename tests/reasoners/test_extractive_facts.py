@@ -147,6 +147,28 @@ def test_interjections_vocatives_and_subjectless_openings() -> None:
     ]
 
 
+def test_a_sentence_in_the_past_with_its_speaker_left_out_is_the_speakers_claim() -> None:
+    """A sentence of its own that opens with a verb in the past, with no "I" anywhere ("Took
+    the kids to the coast last weekend."), is the speaker's news with the subject left out,
+    as in a diary; it is read as the speaker's claim, dated, like "Just got back ..."."""
+    facts = texts(
+        turn("Busy few days here. Started a pottery class last week to take my mind off work.",
+             speaker="Jon"),
+        turn("Took the kids to the coast last weekend. The weather was perfect.", turn_id="t2",
+             speaker="Jon"),
+    )
+    assert facts[0].startswith("Jon started a pottery class the week before 8 May 2023")
+    assert any(f.startswith("Jon took the kids to the coast") for f in facts[1:]), facts
+
+
+def test_a_clause_joined_to_a_reason_is_not_part_of_the_reason() -> None:
+    """ "and it'd be great to share it" hangs on the "'cause" clause in the parse; it is a
+    remark of its own, so the reason before it keeps its fact, with "'cause" written out."""
+    assert texts(turn("Sorry to hear that! I'm opening a bakery 'cause I'm passionate about "
+                      "baking and it'd be great to share it with others.", speaker="Jon")) == [
+        "Jon is opening a bakery because they are passionate about baking."]
+
+
 # --- filters ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(

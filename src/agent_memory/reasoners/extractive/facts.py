@@ -1,7 +1,9 @@
 """Fact extraction: the clauses of user turns worth a fact, rewritten to stand alone.
 
-Each sentence of a user turn is cleaned (leading interjections, labels and vocatives), its
-relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses
+Each sentence of a user turn that can be the speaker's claim (one with "I", "my", "we"..., or
+opening with the speaker left out: "Gonna try pottery", "Been busy", a verb in the past as in
+a diary: "Started a pottery class last week") is cleaned (leading interjections, labels and
+vocatives), its relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses
 (:mod:`.parse`). A learned decision (:mod:`.select`) gives each clause the probability that it
 is worth a fact, scaled down for a side remark of its turn (:func:`salience`); the clauses
 scoring >= :data:`FACT_THRESHOLD` are kept (at most :data:`FACTS_PER_TURN` per turn), an "it" or
@@ -39,6 +41,7 @@ from ...text.dates import ResolvedText, resolve_dates
 from ..base import FactDraft, FactExtraction
 from .antecedents import GO_WORDS, Context, resolve_ellipsis, resolve_references
 from .embedded import embedded_clauses
+from .lexicon import past_form
 from .parse import Clause, clauses, group_of, parse
 from .person import (
     SAME_PAST,
@@ -278,6 +281,8 @@ def finish_sentence(text: str) -> str:
 
 _GONNA = re.compile(r"\b(is|are|was|were) gonna\b", re.IGNORECASE)
 """The spoken "gonna" after a form of "be": written out ("Jon is going to keep going")."""
+_CAUSE = re.compile(r"(?i)(?<![\w'])(?:'cause|'cos|cuz|coz)(?![\w'])")
+"""The spoken "'cause": written out ("... a studio because they love dancing")."""
 
 
 def salience(probability: float, cosine: float | None) -> float:
@@ -326,6 +331,7 @@ def _rewrite(clause: Clause, speaker: Speaker, past: bool = False) -> str:
         lead = "I am" if clause.verb == "VBG" else "I"  # "Hoping my screenplay gets noticed"
         text = given if given != text else f"{lead} {text[0].lower()}{text[1:]}"
     text = _GONNA.sub(r"\1 going to", to_third_person(text, speaker, tags))
+    text = _CAUSE.sub("because", text)
     return finish_sentence(text[:1].upper() + text[1:])
 
 
@@ -365,7 +371,8 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
                           for k, p in enumerate(_DASH.split(s))):
             sentence = clean_sentence(_trim_symbols(raw), names)
             if sentence and (  # a question is parsed too: "Did I tell you I adopted a dog?"
-                    _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):
+                    _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)
+                    or any(map(past_form, words(sentence)[:1]))):
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
                 where.append(n)
     docs = parse([r.text for _, r, _ in pending])

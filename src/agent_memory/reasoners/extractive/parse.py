@@ -142,7 +142,18 @@ def _verbs(root: Any) -> list[Any]:
                     and not any(g.dep_ == "mark" or g.tag_ == "WRB" for g in c.children)
                     or _framed(c)
                     or _consequence(c, verb))
+        todo.extend(_after_subordinate(verb))
     return sorted(found, key=lambda t: t.i)
+
+
+def _after_subordinate(verb: Any) -> list[Any]:
+    """Clauses joined by "and"/"but" with a subject of their own to a subordinate clause that
+    follows ``verb`` ("I'm starting a studio 'cause I love dancing and it'd be great to share
+    it": "it'd be great to share it"): the parse hangs them on the subordinate clause, but they
+    are claims of their own, not part of the reason or the time."""
+    return [g for c in verb.children if c.dep_ == "advcl" and c.i > verb.i
+            for g in c.children if g.dep_ == "conj" and g.pos_ in ("VERB", "AUX")
+            and any(s.dep_ in _SUBJECTS for s in g.children)]
 
 
 _TELLING = word_set("know tell remember forget guess mention hear")
@@ -353,6 +364,9 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str],
     skip: set[int] = set(taken)
     for later in (c for c in verb.children if c.i in heads):
         skip.update(t.i for t in _fronted(later))
+    for later in (t for t in verb.subtree if t.i in heads and t.head.i not in heads):
+        if later != verb:  # a clause hung deeper, on a subordinate one (_after_subordinate)
+            skip.update(t.i for t in later.subtree)
     dropped: set[int] = set()  # words left out whose commas stay ("creative too, just ...")
     for child in verb.children:
         if child.dep_ == "cc" and (joined := next(
@@ -584,8 +598,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                         lead and verb.tag_ == "VBG" and lead[-1].dep_ not in ("aux", "neg")):
                     kind = "other"  # an imperative, a fragment, "Been a week", "we had fun and
                     # creating memories" (a gerund with no auxiliary to share)
-                elif kind == "other" and (subject.pos_ in ("NOUN", "PROPN")
-                                          or subject.tag_ == "VBG") and any(
+                elif kind == "other" and subject is not None and (
+                        subject.pos_ in ("NOUN", "PROPN") or subject.tag_ == "VBG") and any(
                         t.lower_ in _SELF or t.lower_ in ("my", "mine") for t in tokens
                 ) and not any(c.lower_ == "here" for c in verb.children):
                     # "Painting is a way to express my feelings", "Losing my job was hard"; not

@@ -46,6 +46,7 @@ _SPANS = word_set("time times day days week weeks month months year years moment
                   "season seasons point stage weekend")
 """Nouns of time: "these tough times" is the present, not a new thing."""
 _PEOPLE = ("PERSON", "NORP")
+_PREDETERMINERS = word_set("all both half")
 _SAME_CLAUSE = ("xcomp", "aux", "auxpass")
 """A verb of the same clause as its head ("wants to raise it": "raise" belongs to "wants")."""
 _LATER_CLAUSE = ("conj", "advcl", "relcl", "ccomp", "parataxis")
@@ -55,12 +56,14 @@ _LATER_CLAUSE = ("conj", "advcl", "relcl", "ccomp", "parataxis")
 def indefinite(token: Any) -> bool:
     """Whether ``token`` is a spoken indefinite "this"/"these": the determiner of a noun that
     is described ("this amazing woman", "these old notebooks", "this book from the 1900s"),
-    outside a time phrase ("this past week") and not before a name ("this game Catan")."""
+    outside a time phrase ("this past week"), not before a name ("this game Catan") and not
+    after a predeterminer ("all these tools" are ones already in view)."""
     noun = token.head
     described = [c for c in noun.children if c.dep_ in _DESCRIBED]
     return (token.lower_ in ("this", "these") and token.dep_ == "det"
             and noun.pos_ == "NOUN" and noun.ent_type_ not in _TIME
             and noun.lower_ not in _SPANS and bool(described)
+            and not (token.i and token.doc[token.i - 1].lower_ in _PREDETERMINERS)
             and not any(c.dep_ == "appos" or c.lower_ in _DEICTIC for c in described))
 
 
