@@ -303,6 +303,14 @@ def test_a_relative_clause_of_the_speaker_is_their_claim():
         ("self", "I'm working on the project")]  # a particle takes the noun back too
     assert _embedded("Check out this tiny market we stumbled on this morning!") == [
         ("group", "we stumbled on a tiny market this morning")]  # a time is no object
+    assert _embedded("Check out this tiny market we stumbled on on the morning of 3 May 2024!"
+                     ) == [("group", "we stumbled on a tiny market on the morning of 3 May 2024")]
+    assert _embedded("This picture reminds me of a road trip I took in 2022.") == [
+        ("self", "I took a road trip in 2022")]  # a date of its own preposition stays after
+    assert _embedded("This book I read in 2022 reminds me to follow my dreams.") == [
+        ("self", "I read a book in 2022")]  # the spoken indefinite, no longer opening
+    assert _embedded("Those are the boots I bought on 21 October 2023.") == [
+        ("self", "I bought the boots on 21 October 2023")]
     # no gap, a caption, or a sentence whose main clause is the speaker's already
     for text in ("It was one of those nights where I felt at peace.",
                  "Remember the summer we drove to Maine!", "It was the reason we moved to Ohio.",

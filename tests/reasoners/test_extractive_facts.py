@@ -169,6 +169,21 @@ def test_a_clause_joined_to_a_reason_is_not_part_of_the_reason() -> None:
         "Jon is opening a bakery because they are passionate about baking."]
 
 
+def test_a_fragment_about_a_thing_is_not_given_the_speaker_as_subject() -> None:
+    """A subjectless fragment with no verb ("Almost as silly as when ...", "Woah, that pic's
+    from ...") says how something is; the speaker is not made its subject, while "So excited
+    for ..." and "Gonna ..." are the speaker's; "not gonna" is written out too."""
+    facts = texts(
+        turn("Almost as silly as when I got to feed a horse a carrot!", speaker="Jon"),
+        turn("Woah, that pic's from when my dance crew took home first in a local comp.",
+             speaker="Jon", turn_id="t2"),
+        turn("So excited for my trip to Lisbon next week!", speaker="Jon", turn_id="t3"),
+        turn("I'm not gonna give up on my dance studio.", speaker="Jon", turn_id="t4"),
+    )
+    assert facts == ["Jon is excited for their trip to Lisbon the week after 8 May 2023.",
+                     "Jon is not going to give up on their dance studio."]
+
+
 # --- filters ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .parse import Clause, words_of
-from .reference import a_or_an
+from .reference import a_or_an, article, indefinite
 from .sentences import word_set
 
 _SPEAKER = {"i": "self", "we": "group"}
@@ -53,6 +53,7 @@ _POINTING = word_set("this these that those")
 _TIMES = word_set(
     "time times day days night nights week weeks weekend month months year years summer winter "
     "spring autumn fall season moment moments morning evening")
+_DEICTIC_TIME = word_set("last next today tonight yesterday tomorrow")
 _ADVERBIAL = _TIMES | word_set("reason reasons way ways place places")
 """Nouns that head relative clauses of time, place, reason and manner ("the summer we drove to
 Maine", "the reason we moved"): the clause has no object gap for them to fill (Huddleston &
@@ -105,7 +106,7 @@ def _relative(verb: Any) -> list[Any] | None:
     stranded = next((k for k, t in enumerate(rest) if t.head == gap and (
         t.dep_ == "prt" or t.pos_ == "ADP") and not any(  # "in someday": an adverb, no object
             c.dep_ == "pobj" and c.pos_ != "ADV" and c.i not in left_out
-            and c.ent_type_ not in ("DATE", "TIME")  # "the market we stumbled on this morning"
+            and not _time_adverbial(c)  # "the market we stumbled on this morning"
             for c in t.children)),
         None)
     if stranded is not None:  # "the agencies I'm looking into": "looking into the agencies",
@@ -113,6 +114,17 @@ def _relative(verb: Any) -> list[Any] | None:
         return [*subject.subtree, *lead, *upto, *rest[:stranded + 1], *phrase,
                 *rest[stranded + 1:]]
     return [*subject.subtree, *lead, *upto, *phrase, *rest]
+
+
+def _time_adverbial(noun: Any) -> bool:
+    """A time said as a noun phrase opening with a determiner or a word of time ("this
+    morning", "last week", "the morning of 14 March 2024") that the parse made the object of
+    the preposition before it ("the market we stumbled on this morning"); a date of numbers
+    and month names ("a book I read in 2022", "on 21 October 2023") is the object of its own
+    preposition."""
+    first = noun.left_edge
+    return noun.ent_type_ in ("DATE", "TIME") and (
+        first.pos_ == "DET" or first.lower_ in _DEICTIC_TIME)
 
 
 def _gap(verb: Any, relatives: Sequence[Any]) -> Any | None:
@@ -208,7 +220,8 @@ def embedded_clauses(doc: Any, found: Sequence[Clause]) -> list[Clause]:
                 opening = verb.head.left_edge  # "The impact we made": "we made the impact"
                 if opening.i == sentence.start and opening.pos_ != "PROPN" and not (
                         opening.ent_type_):  # "Italian food I cooked" keeps "Italian"
-                    text = text.replace(f" {opening.text} ", f" {opening.lower_} ", 1)
+                    said = article(opening) if indefinite(opening) else opening.text
+                    text = text.replace(f" {said} ", f" {said.lower()} ", 1)
                 result.append(_clause(
                     text, kind, aux, tokens, sentence,
                     any(c.dep_ == "neg" for c in verb.children)))

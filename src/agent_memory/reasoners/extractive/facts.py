@@ -70,7 +70,7 @@ CENTRALITY = 0.55
 turn's main point and keeps its full probability (:func:`salience`)."""
 
 _INTERJECTION = re.compile(
-    r"^(?:(?:yeah|yes|yep|yup|nope|yay|whoa|oh|wow|well|so|haha+|hah|lol|omg|hey|hi|hello|aw+|"
+    r"^(?:(?:yeah|yes|yep|yup|nope|yay|whoa|woah|oh|wow|well|so|haha+|hah|lol|omg|hey|hi|hello|aw+|"
     r"um+|hmm+|honestly|"
     r"actually|ah+|ok|okay|sure|absolutely|totally|true|definitely|nah|man|gosh|ugh|anyway|"
     r"anyways|btw|fyi|by the way|also|and|but|plus|oh man|oh no|ha|then|noted|as for me|"
@@ -279,7 +279,7 @@ def finish_sentence(text: str) -> str:
     return text if not text or text.endswith("?") else f"{text}."
 
 
-_GONNA = re.compile(r"\b(is|are|was|were) gonna\b", re.IGNORECASE)
+_GONNA = re.compile(r"\b(is|are|was|were)( not|n't)? gonna\b", re.IGNORECASE)
 """The spoken "gonna" after a form of "be": written out ("Jon is going to keep going")."""
 _CAUSE = re.compile(r"(?i)(?<![\w'])(?:'cause|'cos|cuz|coz)(?![\w'])")
 """The spoken "'cause": written out ("... a studio because they love dancing")."""
@@ -319,6 +319,15 @@ def _centrality(candidates: Sequence[tuple[Turn, object, Clause]], embed: Embed 
                      for v, (turn, _, _) in zip(unit, candidates, strict=True)]
 
 
+def _ownerless(clause: Clause) -> bool:
+    """A subjectless clause headed by no verb that the speaker is not the subject of: not a
+    known subjectless opening (:data:`_SUBJECTLESS`: "So excited for the trip", "Gonna ...")
+    and no "I" the parse missed ("I color-code ..."): "Almost as silly as when I fed a horse"
+    and "Woah, that pic's from ..." say how something is, not what the speaker did."""
+    return (clause.kind == "none" and not clause.verb.startswith(("VB", "MD"))
+            and words(clause.text)[:1] != ["i"] and not _SUBJECTLESS.match(clause.text))
+
+
 def _rewrite(clause: Clause, speaker: Speaker, past: bool = False) -> str:
     """The clause in the third person, the speaker named, as one sentence; ``past``: the
     clause's own date is before its turn, so a verb whose past is its base form is past ("I
@@ -330,7 +339,7 @@ def _rewrite(clause: Clause, speaker: Speaker, past: bool = False) -> str:
         given = _add_subject(text)
         lead = "I am" if clause.verb == "VBG" else "I"  # "Hoping my screenplay gets noticed"
         text = given if given != text else f"{lead} {text[0].lower()}{text[1:]}"
-    text = _GONNA.sub(r"\1 going to", to_third_person(text, speaker, tags))
+    text = _GONNA.sub(r"\1\2 going to", to_third_person(text, speaker, tags))
     text = _CAUSE.sub("because", text)
     return finish_sentence(text[:1].upper() + text[1:])
 
@@ -390,7 +399,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         for clause in (_resolved(c, turns, position[turn.id], said, n, resolved.text, memo)
                        if _pointing_only(c) else c
                        for c in [*found, *embedded_clauses(doc, found)])
-        if candidate(clause) and not (aside and clause.kind == "none")
+        if candidate(clause) and not (aside and clause.kind == "none") and not _ownerless(clause)
         and not unnamed_group(clause.text, clause.sentence, who[turn.id])
         and _introduction(clause, who[turn.id]) != ""]
     vectors, cosines = _centrality([c[:3] for c in candidates], embed)

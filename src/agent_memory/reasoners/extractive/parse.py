@@ -34,7 +34,7 @@ from typing import Any
 from ...errors import ConfigError
 from ...text.dates import HABIT
 from .lexicon import BE as _BE
-from .lexicon import past_form
+from .lexicon import DEMONSTRATIVES, past_form
 from .person import EVENT_PAST, SAME_PAST
 from .reference import article, indefinite
 from .sentences import word_set
@@ -601,9 +601,11 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 elif kind == "other" and subject is not None and (
                         subject.pos_ in ("NOUN", "PROPN") or subject.tag_ == "VBG") and any(
                         t.lower_ in _SELF or t.lower_ in ("my", "mine") for t in tokens
-                ) and not any(c.lower_ == "here" for c in verb.children):
+                ) and not any(c.lower_ == "here" for c in verb.children) and not any(
+                        c.dep_ == "det" and c.lower_ in DEMONSTRATIVES for c in subject.children):
                     # "Painting is a way to express my feelings", "Losing my job was hard"; not
-                    # people at large ("Pets lift our spirits"), nor "Here's a pic I took"
+                    # people at large ("Pets lift our spirits"), nor "Here's a pic I took",
+                    # "That pic's from when my crew won" (a thing shown)
                     kind = "own"
                 if not tokens:
                     continue
