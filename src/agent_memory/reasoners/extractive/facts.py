@@ -2,9 +2,10 @@
 
 Each sentence of a user turn that can be the speaker's claim (one with "I", "my", "we"..., or
 opening with the speaker left out: "Gonna try pottery", "Been busy", a verb in the past as in
-a diary: "Started a pottery class last week") is cleaned (leading interjections, labels and
-vocatives), its relative dates resolved (:mod:`agent_memory.text.dates`), and parsed into clauses
-(:mod:`.parse`). A learned decision (:mod:`.select`) gives each clause the probability that it
+a diary: "Started a pottery class last week"; a short answer is read with the question
+before it: "Since I was 17" after "How long have you been painting?", :mod:`.answers`) is
+cleaned (leading interjections, labels and vocatives), its relative dates resolved
+(:mod:`agent_memory.text.dates`), and parsed into clauses (:mod:`.parse`). A learned decision (:mod:`.select`) gives each clause the probability that it
 is worth a fact, scaled down for a side remark of its turn (:func:`salience`); the clauses
 scoring >= :data:`FACT_THRESHOLD` are kept (at most :data:`FACTS_PER_TURN` per turn), an "it" or
 "this <noun>" in each is replaced by what it stands for in the talk before when that is clear
@@ -39,6 +40,7 @@ import numpy as np
 from ...models import Role, Turn, normalize_text
 from ...text.dates import ResolvedText, resolve_dates
 from ..base import FactDraft, FactExtraction
+from .answers import answered_sentences
 from .antecedents import GO_WORDS, Context, resolve_ellipsis, resolve_references
 from .embedded import embedded_clauses
 from .lexicon import past_form
@@ -376,6 +378,8 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
     where: list[int] = []  # the number of each pending sentence in its turn
     for turn in (t for t in turns if t.role == Role.USER):
         said[turn.id] = split_sentences(spoken(turn.content))
+    answers = answered_sentences(turns, said, names)  # "Since I was 17" after "How long ...?"
+    for turn in (t for t in turns if t.role == Role.USER):
         for n, k, raw in ((n, k, p) for n, s in enumerate(said[turn.id])
                           for k, p in enumerate(_DASH.split(s))):
             sentence = clean_sentence(_trim_symbols(raw), names)
@@ -383,6 +387,9 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
                     _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)
                     or any(map(past_form, words(sentence)[:1]))):
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
+                where.append(n)
+            if k == 0 and answers.get(turn.id, (-1, ""))[0] == n:
+                pending.append((turn, resolve_dates(answers[turn.id][1], turn.created_at), False))
                 where.append(n)
     docs = parse([r.text for _, r, _ in pending])
     groups: dict[str, str] = {}

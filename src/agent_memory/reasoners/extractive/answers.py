@@ -1,0 +1,222 @@
+"""Short answers: the speaker's claim that a question put to them and their reply make together.
+
+"How long have you been creating art?" / "Since I was 17 or so." holds a fact that neither turn
+says alone. When a user turn opens with a fragment (no clause of its own the speaker is the
+subject of) right after a question to them, :func:`answered_sentences` writes the claim in the
+first person: the question turned into a statement (Huddleston & Pullum, *The Cambridge Grammar
+of the English Language* (2002), ch. 10: subject-auxiliary inversion undone, the
+interrogative phrase replaced by the answer). The sentence then goes through clause reading and
+the learned decision like any sentence the speaker said:
+
+- a question of time, place, length or frequency ("How long have you been ...?", "Where are you
+  moving to?", "How often do you go running?"): the statement with the answer after it, "I have
+  been creating art since I was 17 or so";
+- a question of the object ("What are you reading these days?", "What kind of music do you
+  play?"): the answer in the object's place, "I am reading a mystery novel these days";
+- "what is your <noun>" ("What's your dog's name?"): "My dog's name is Max";
+- a yes-no question answered yes ("Do you have any pets?" / "Yup, I do"): the statement,
+  without the words only a question takes ("any", "ever"): "I have pets".
+
+Left alone: a question the reply answers in a full sentence of its own (the speaker's own
+words are read), "no" answers, questions whose subject is not "you", "why" and manner questions
+("How was the trip?"), and questions with "did": the statement needs the verb's past form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+from typing import Any
+
+from ...models import Role, Turn
+from .parse import clauses, parse
+from .sentences import content_terms, word_set, words
+
+_WH = ("WDT", "WP", "WP$", "WRB")
+_ASKED_ADVERBS = word_set("when where")
+"""Interrogative adverbs whose answer is a phrase of time or place, said after the statement."""
+_ASKED_DEGREE = word_set("long often many much far old")
+"""Words after "how" that ask for an amount ("how long", "how often"), not a manner."""
+_QUESTION_ONLY = word_set("any ever")
+"""Words a question takes that its statement does not ("Do you have any pets?")."""
+_DO = word_set("do does")
+_SPEAKER_WORDS = word_set("i me my mine we us our ours")
+_YES = re.compile(r"(?i)^(?:yes|yeah|yep|yup|sure|definitely|absolutely|of course)\b[\s,!.-]*")
+_ELLIPSIS = re.compile(r"(?i)^(?:i|we)\s+(?:do|have|am|'m|will|can|sure do|sure am)\s*[!.]*$")
+"""The reply "I do" / "I have": the statement is the question's."""
+_FIRST_PERSON = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself"}
+MAX_ANSWER_WORDS = 12
+"""A longer reply is read as a statement of its own, not a short answer."""
+
+
+def _asked(sentences: Sequence[str]) -> str | None:
+    """The last sentence of a turn when it is a question to the listener."""
+    last = sentences[-1].strip() if sentences else ""
+    return last if last.endswith("?") and {"you", "your"} & set(words(last)) else None
+
+
+def _reply(sentences: Sequence[str], names: frozenset[str]) -> tuple[int, str] | None:
+    """The number and text of a turn's first sentence that is more than a name or a cry
+    ("Melanie!", "Wow!")."""
+    for n, sentence in enumerate(sentences):
+        terms = [w for w in words(sentence) if w not in names]
+        if terms and content_terms(" ".join(terms)) or _YES.match(sentence):
+            return n, sentence.strip()
+    return None
+
+
+def _fragment(doc: Any) -> bool:
+    """The reply is a phrase with no verb of its own ("A mystery novel", "About $350,000",
+    "Portland, next month") or a subordinate clause alone ("Since I was 17 or so"); not a
+    command ("Love the vase!") nor a claim in its own words ("Guitar's mostly my thing")."""
+    root = next(iter(doc.sents)).root
+    if len([t for t in doc if not t.is_punct]) == 1 and root.pos_ == "PROPN" and (
+            doc.text.rstrip().endswith("!")):
+        return False  # a name called out ("Mell!"), not an answer
+    subordinate = any(c.dep_ == "mark" for c in root.children)
+    if root.pos_ in ("VERB", "AUX") and not subordinate:
+        return False
+    found = clauses([doc])[0]
+    return subordinate or not any(c.kind in ("self", "own", "group") for c in found) and not (
+        _SPEAKER_WORDS & set(words(doc.text)))
+
+
+_AGREEING = {"are": "am", "'re": "'m", "were": "was"}
+"""A form of "be" after "you" and the form it takes after "I"."""
+
+
+def _written(tokens: Sequence[Any], verb: Any | None = None) -> str:
+    """The question's tokens as a statement's words: "you" written "I", ``verb`` (the moved
+    auxiliary or "be") agreeing with "I", a sentence-opening capital lowered."""
+    out = []
+    for token in tokens:
+        word = _FIRST_PERSON.get(token.lower_) or (
+            _AGREEING.get(token.lower_, token.text) if token is verb else token.text)
+        if token.i == token.sent.start and token.tag_ not in ("NNP", "NNPS") and word != "I":
+            word = word.lower()
+        out.append(word + token.whitespace_)
+    return "".join(out).strip()
+
+
+def _answer_text(doc: Any) -> str:
+    """The reply's words without the closing mark, its first word lower-cased unless a name or
+    "I"."""
+    text = doc.text.strip().rstrip("!.?\u2026 ").strip()
+    first = doc[0] if len(doc) else None
+    if first is not None and first.tag_ not in ("NNP", "NNPS") and first.text != "I":
+        text = text[:1].lower() + text[1:]
+    return text
+
+
+def statement(question: Any, reply: Any, yes: bool) -> str | None:
+    """The first-person claim of a question to the listener and the reply to it, or ``None``
+    when the question is not one of the kinds read (see the module docstring).
+
+    Args:
+        question: the parsed question (a spaCy ``Span`` or ``Doc`` of one sentence).
+        reply: the parsed reply, a fragment (ignored for a "yes").
+        yes: the reply said yes.
+    """
+    sentence = next(iter(question.sents)) if hasattr(question, "sents") else question
+    root = sentence.root
+    subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    if root.pos_ not in ("VERB", "AUX") or subject is None:
+        return None
+    aux = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < subject.i]
+    inverted = aux[0] if aux else root if root.i < subject.i else None
+    if inverted is None or inverted.lower_ == "did":
+        return None  # not inverted ("You moved?"); "did": the statement needs the past form
+    wh = next((t for t in sentence if t.tag_ in _WH and t.i < inverted.i), None)
+    phrase = wh
+    while phrase is not None and phrase.head != root and phrase.head != phrase:
+        phrase = phrase.head
+    asked = {t.i for t in phrase.subtree} if phrase is not None else set()
+    opening = phrase.left_edge.i if phrase is not None else inverted.i
+    moved = [] if inverted is root or inverted.lower_ in _DO else [inverted]
+    rest = [t for t in sentence if t.i >= opening and t.i not in asked and t != subject
+            and t not in aux[:1] and not (t.is_punct and t.i == sentence.end - 1)]
+    if inverted is root:
+        rest = [t for t in rest if t != root]
+        moved = [root]
+    lead = [subject, *moved]
+    if phrase is None:  # a yes-no question: only a "yes" gives a claim
+        if not yes or subject.lower_ != "you":
+            return None
+        return _written([*lead, *(t for t in rest if t.lower_ not in _QUESTION_ONLY)], inverted)
+    answer = _answer_text(reply)
+    if not answer:
+        return None
+    if root.lemma_ == "be" and wh is not None and subject.lower_ != "you" and (
+            phrase.dep_ == "attr" and wh.lower_ in ("what", "who")
+            or phrase.dep_ == "advmod" and wh.lower_ in _ASKED_ADVERBS):
+        if not any(t.lower_ == "your" for t in subject.subtree):
+            return None  # "What's the plan?": not about the listener
+        noun = _written(list(subject.subtree))  # "When is your birthday?": "My birthday is"
+        return f"{noun[:1].upper()}{noun[1:]} is {answer}"
+    if subject.lower_ != "you" or wh is None:
+        return None
+    if phrase.dep_ in ("advmod", "npadvmod") and (
+            wh.lower_ in _ASKED_ADVERBS or wh.lower_ == "how" and any(
+                t.lower_ in _ASKED_DEGREE for t in phrase.subtree)):
+        return f"{_written([*lead, *rest], inverted)} {answer}"
+    amount = next((t for t in phrase.subtree if t.lower_ in ("many", "much")), None)
+    if phrase.dep_ == "dobj" and wh.lower_ == "how" and amount is not None:
+        bare = all(t.tag_ == "CD" or t.is_punct or t.pos_ == "ADV" for t in reply)
+        counted = [t for t in phrase.subtree if t.i > amount.i] if bare else []  # "Three":
+        after = [t for t in rest if t.i > root.i]  # "three kids"; "$28,000 so far" says it
+        parts = [_written([*lead, *(t for t in rest if t.i <= root.i)], inverted), answer,
+                 _written(counted), _written(after)]
+        return " ".join(part for part in parts if part)
+    if phrase.dep_ in ("dobj", "attr", "pobj") and (wh.lower_ == "what" or wh.dep_ == "det"):
+        before = [t for t in rest if t.i <= root.i]
+        after = [t for t in rest if t.i > root.i]
+        return " ".join(part for part in (_written([*lead, *before], inverted), answer,
+                                          _written(after)) if part)
+    return None
+
+
+def answered_sentences(turns: Sequence[Turn], said: Mapping[str, list[str]],
+                       names: frozenset[str]) -> dict[str, tuple[int, str]]:
+    """Turn id -> (number of the reply sentence, first-person claim) for each user turn that
+    opens with a short answer to a question the turn before put to its speaker (see the
+    module docstring).
+
+    Args:
+        turns: the thread's turns, in order.
+        said: turn id -> the turn's sentences (user turns; other turns are split here).
+        names: lower-cased names of the people in the conversation.
+    """
+    from .facts import clean_sentence, spoken
+    from .sentences import split_sentences
+
+    pairs = []
+    for before, turn in pairwise(turns):
+        if turn.role != Role.USER or turn.id not in said or (
+                before.role == turn.role and before.speaker == turn.speaker):
+            continue
+        question = _asked(said.get(before.id) or split_sentences(spoken(before.content)))
+        reply = _reply(said[turn.id], names)
+        if question is None or reply is None:
+            continue
+        n, text = reply
+        yes = bool(_YES.match(text))
+        rest = clean_sentence(_YES.sub("", text), names) if yes else clean_sentence(text, names)
+        if len(words(rest)) > MAX_ANSWER_WORDS or rest.endswith("?"):
+            continue
+        pairs.append((turn.id, n, question, rest, yes))
+    if not pairs:
+        return {}
+    docs = parse([p[2] for p in pairs] + [p[3] or "." for p in pairs])
+    out: dict[str, tuple[int, str]] = {}
+    for k, (turn_id, n, _, rest, yes) in enumerate(pairs):
+        question, reply = docs[k], docs[len(pairs) + k]
+        if yes and (not rest or _ELLIPSIS.match(rest)):
+            made = statement(question, reply, yes=True)
+        elif not yes and rest and _fragment(reply) and content_terms(rest):
+            made = statement(question, reply, yes=False)
+        else:
+            made = None
+        if made:
+            out[turn_id] = (n, made)
+    return out

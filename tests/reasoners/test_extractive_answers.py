@@ -1,0 +1,89 @@
+"""Short answers to a question put to the speaker become the speaker's claims."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from agent_memory.models import Turn
+from agent_memory.reasoners.extractive.answers import _YES, statement
+from agent_memory.reasoners.extractive.facts import extract_facts
+from agent_memory.reasoners.extractive.parse import parse
+
+WHEN = datetime(2025, 4, 15, 9, 0, tzinfo=UTC)
+
+
+def _statement(question: str, reply: str) -> str | None:
+    yes = bool(_YES.match(reply))
+    rest = _YES.sub("", reply) if yes else reply
+    asked, answer = parse([question, rest or "."])
+    return statement(asked, answer, yes)
+
+
+@pytest.mark.parametrize(("question", "reply", "expected"), [
+    ("How long have you been teaching?", "Since I was 25 or so.",
+     "I have been teaching since I was 25 or so"),
+    ("How often do you go running?", "Three times a week.", "I go running three times a week"),
+    ("Where are you moving to?", "Portland, next month.", "I am moving to Portland, next month"),
+    ("Where are you from?", "Ohio.", "I am from Ohio"),
+    ("What are you reading these days?", "A mystery novel.",
+     "I am reading a mystery novel these days"),
+    ("What kind of music do you play?", "Mostly jazz.", "I play mostly jazz"),
+    ("How many kids do you have?", "Three.", "I have three kids"),
+    ("How much money have you saved?", "$28,000 so far.", "I have saved $28,000 so far"),
+    ("What's your dog's name?", "Max.", "My dog's name is Max"),
+    ("So, what's your budget for the house?", "About $350,000.",
+     "My budget for the house is about $350,000"),
+    ("When is your birthday?", "March 3rd.", "My birthday is March 3rd"),
+    ("Also, do you have any pets?", "Yup, I do.", "I have pets"),
+    ("Have you ever been to Lisbon?", "Yes!", "I have been to Lisbon"),
+    ("Are you a nurse?", "Yes, I am.", "I am a nurse"),
+])
+def test_a_question_and_its_short_answer_make_a_first_person_claim(
+        question: str, reply: str, expected: str) -> None:
+    assert _statement(question, reply) == expected
+
+
+@pytest.mark.parametrize(("question", "reply"), [
+    ("How was the trip?", "Amazing!"),  # a manner question: the answer judges
+    ("Why did you move?", "For work."),  # "did": the statement needs the past form
+    ("When did you start painting?", "In 2019."),
+    ("What's the plan?", "Pizza."),  # not about the listener
+    ("Do you have any pets?", "Not really."),  # no "yes"
+])
+def test_questions_not_read_give_no_claim(question: str, reply: str) -> None:
+    assert _statement(question, reply) is None
+
+
+def _facts(*said: tuple[str, str]) -> list[tuple[str | None, str]]:
+    turns = [Turn(id=f"t{i}", user_id="u1", thread_id="th1",
+                  role="assistant" if who == "assistant" else "user",
+                  speaker=None if who == "assistant" else who, content=text,
+                  created_at=WHEN + timedelta(minutes=i))
+             for i, (who, text) in enumerate(said)]
+    return [(f.subject, f.text) for f in extract_facts(turns).facts]
+
+
+def test_a_short_answer_to_the_assistant_is_the_users_fact() -> None:
+    """The assistant asks, the user answers in a few words: the fact is the user's, cited to
+    the answer's turn, with the question's words."""
+    facts = _facts(("Priya", "I want to buy a flat in Leeds."),
+                   ("assistant", "Great goal. What's your budget for the flat?"),
+                   ("Priya", "About $350,000."))
+    assert ("Priya", "Priya's budget for the flat is about $350,000.") in facts
+    turns = [Turn(id="a", user_id="u1", thread_id="th1", role="user", speaker="Melanie",
+                  content="How long have you been painting?", created_at=WHEN),
+             Turn(id="b", user_id="u1", thread_id="th1", role="user", speaker="Caroline",
+                  content="Since I was 17 or so. It keeps me sane.", created_at=WHEN)]
+    (fact,) = [f for f in extract_facts(turns).facts if "painting" in f.text]
+    assert fact.text == "Caroline has been painting since they were 17 or so."
+    assert fact.evidence == ["b"] and fact.subject == "Caroline"
+
+
+def test_a_full_reply_a_command_or_a_name_called_out_is_no_short_answer() -> None:
+    """A reply in a sentence of its own is read as said; a command or a name is no answer."""
+    assert _facts(("Jon", "What do you do for work?"), ("Gina", "I'm a nurse at St. Mary's.")
+                  ) == [("Gina", "Gina is a nurse at St. Mary's.")]
+    assert _facts(("Jon", "What do you think of these?"), ("Gina", "Love the blue vase!")) == []
+    assert _facts(("Jon", "What's your plan for the summer?"), ("Gina", "Jonny!")) == []
