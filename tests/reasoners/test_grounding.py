@@ -22,6 +22,7 @@ from agent_memory.reasoners.openai_facts import (
     as_notes,
     atomic,
     names_a_speaker,
+    restore_time,
     third_person,
 )
 from agent_memory.stores.base import RecordQuery
@@ -198,7 +199,8 @@ async def test_poisoned_llm_facts_are_refused_and_legitimate_ones_stored(
     # puts a first-person one in the third person and splits one of two claims
     by_id = {t.id: t for n in SESSIONS for t in sessions[n]}
     speakers = {n: turn_speakers(sessions[n]) for n in SESSIONS}
-    legit = {part.text for n in SESSIONS for text, cite in observations[n] if cite in by_id
+    legit = {restore_time(part, by_id[cite]).text
+             for n in SESSIONS for text, cite in observations[n] if cite in by_id
              for note in as_notes([absolute_dates(FactDraft(text=text, evidence=[cite]),
                                                   by_id[cite])], sessions[n])
              for part in atomic(third_person(note, by_id[cite], speakers[n][cite]))

@@ -72,6 +72,29 @@ async def test_relative_dates_are_resolved_against_the_cited_turn():
     assert not any(RELATIVE.search(f.text) for f in facts)
 
 
+async def test_a_time_the_model_left_out_of_a_past_event_is_put_back():
+    """A 1.5B model wrote "Priya paid off $5,000 of her student loan." for "... yesterday":
+    the time of the sentence the fact is drawn from is put back, resolved; a fact in the
+    present ("has $7,000 left") or naming its own time is left alone."""
+    said = ("Good news! I paid off $5,000 of the student loan yesterday, so I have $7,000 "
+            "left. On Friday I met my new advisor.")
+    turns = _turns(("user", said))
+    chat = ScriptedChatModel([{"facts": [
+        _fact("Priya paid off $5,000 of her student loan.", "s2:0"),
+        _fact("Priya has $7,000 of student loans left.", "s2:0"),
+        _fact("Priya met her new advisor.", "s2:0"),
+        _fact("Priya met her new advisor in April 2025.", "s2:0"),
+    ]}])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
+             .extract_facts(turns)).facts
+    assert [(f.text, f.occurred_at) for f in facts] == [
+        ("Priya paid off $5,000 of her student loan on 14 April 2025.", "2025-04-14"),
+        ("Priya has $7,000 of student loans left.", None),
+        ("Priya met her new advisor on Friday 11 April 2025.", "2025-04-11"),
+        ("Priya met her new advisor in April 2025.", None),
+    ]
+
+
 async def test_an_empty_answer_for_self_disclosures_is_asked_again_narrower():
     chat = ScriptedChatModel([
         {"facts": []},

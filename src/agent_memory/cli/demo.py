@@ -190,9 +190,11 @@ def _show_profile(profile: UserProfile | None) -> None:
                         subtitle=f"about {profile.subject}; conversation time "
                                  f"{profile.covers_from:%Y-%m-%d} to "
                                  f"{profile.covers_until:%Y-%m-%d}"))
+    shown = len({i for f in profile.fields for i in f.facts})
     console.print("fields: " + ", ".join(f"{f.name} ({len(f.facts)} facts)"
                                          for f in profile.fields)
-                  + f"; built from {len(profile.sources)} current facts")
+                  + f"; {shown} of the {len(profile.sources)} current facts shown (the rest "
+                    "fit no field, repeat another, or are plans whose time has passed)")
 
 
 async def _poisoning_check(memory: AsyncMemory, profile: str, refused: Counter[str]) -> int:

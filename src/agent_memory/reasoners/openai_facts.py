@@ -8,7 +8,10 @@
 - **Dates**: relative dates the model left in a fact ("yesterday", "last week", "next
   month") are resolved against the time of the fact's first cited turn, as the offline
   reasoner does (:func:`agent_memory.text.dates.resolve_dates`); a day the fact names becomes its
-  ``occurred_at`` when the model gave none.
+  ``occurred_at`` when the model gave none. A fact of a past event the model wrote with no
+  time, from a sentence that names one, gets it back (:func:`restore_time`: "I paid off
+  $5,000 yesterday" -> "Priya paid off $5,000 of her student loan on 1 June 2025.", where a
+  1.5B model wrote no date).
 - **Person**: a fact the model left in the first person ("We now think we need $60,000 for
   the deposit") is rewritten in the third person for the speaker of its first cited turn, as
   the offline reasoner writes its facts (:func:`~.extractive.person.to_third_person`: "Priya
@@ -48,6 +51,7 @@
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
@@ -55,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._threads import run_in_worker
 from ..models import Turn
-from ..text.dates import resolve_dates
+from ..text.dates import PAST_TENSE, DateMention, resolve_dates
 from ..text.injection import injection_reason
 from ..text.numbers import numbers_in
 from ..text.talk import reported_talk
@@ -102,6 +106,67 @@ def absolute_dates(fact: FactDraft, turn: Turn) -> FactDraft:
     day = next((m.date for m in resolved.mentions if m.date and m.precision == "day"), None)
     occurred = iso_date(fact.occurred_at) or (day.isoformat() if day else None)
     return fact.model_copy(update={"text": resolved.text, "occurred_at": occurred})
+
+
+MIN_SHARED_TERMS = 2
+"""Content terms a fact must share with a sentence of its turn to be read as drawn from it."""
+
+
+def dropped_time(text: str, turn: Turn) -> DateMention | None:
+    """The relative time a small model left out of a fact about a past event: the one time
+    ("yesterday", "last week") named by the sentence of ``turn`` the fact is drawn from (the
+    one sharing the most content terms, at least :data:`MIN_SHARED_TERMS`), resolved against
+    the turn's time and not after it. ``None`` when the fact names a time already, is not in
+    the past tense (its main verb or auxiliary by the parse: "Priya has $7,000 left" is not),
+    no sentence is clearly its source, or that sentence names no such time or several.
+    Parses (spaCy): call it off the event loop."""
+    if resolve_dates(text, turn.created_at).mentions or not PAST_TENSE.search(text):
+        return None
+    terms = set(content_terms(text))
+    scored = [(len(terms & set(content_terms(s))), s)
+              for s in split_sentences(turn.content) if not s.rstrip().endswith("?")]
+    shared, source = max(scored, default=(0, ""), key=lambda pair: pair[0])
+    if shared < MIN_SHARED_TERMS or [n for n, _ in scored].count(shared) > 1:
+        return None
+    said = [m for m in resolve_dates(source[:1].lower() + source[1:], turn.created_at).mentions
+            if m.date is not None and m.replacement != m.phrase
+            and m.date <= turn.created_at.date()]
+    if len(said) != 1:
+        return None
+    [doc] = parse([text])
+    if any(e.label_ in ("DATE", "TIME") for e in doc.ents):
+        return None  # "in May 2024": the fact keeps a time of its own
+    root = next(iter(doc.sents)).root
+    past = root.tag_ == "VBD" or any(c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD"
+                                     for c in root.children)
+    return said[0] if past else None
+
+
+_CALENDAR = frozenset((*calendar.day_name, *calendar.month_name[1:]))
+
+
+def _phrase(mention: DateMention) -> str:
+    """The resolved time as a phrase to close a sentence: a bare day named takes "on"
+    ("Friday 30 May 2025" -> "on Friday 30 May 2025"), an opening capital is lowered unless
+    it names a day or a month ("The week before ..." -> "the week before ...")."""
+    phrase = mention.replacement
+    first = phrase.split()[0] if phrase else ""
+    if first in _CALENDAR and mention.precision == "day":
+        return f"on {phrase}"
+    return phrase if first in _CALENDAR else phrase[:1].lower() + phrase[1:]
+
+
+def restore_time(fact: FactDraft, turn: Turn) -> FactDraft:
+    """``fact`` with the time the model left out put back at its end (:func:`dropped_time`:
+    "I paid off $5,000 of the loan yesterday" -> "Priya paid off $5,000 of her student loan
+    on 1 June 2025."), and a day as its ``occurred_at`` when it had none; else unchanged.
+    Parses: call it off the event loop."""
+    if turn.role.value != "user" or (dropped := dropped_time(fact.text, turn)) is None:
+        return fact
+    text = f"{fact.text.rstrip().rstrip('.!')} {_phrase(dropped)}."
+    day = dropped.date.isoformat() if dropped.date and dropped.precision == "day" else None
+    return fact.model_copy(update={"text": text,
+                                   "occurred_at": iso_date(fact.occurred_at) or day})
 
 
 _ROLE_LABEL = re.compile(r"\s*\((?:user|assistant|system|tool)\)", re.IGNORECASE)
@@ -264,9 +329,10 @@ def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[T
     those that state a number (:func:`agent_memory.text.numbers.numbers_in`: amounts, ages,
     percentages; dates left out on both sides) that no fact keeps ("Our budget is
     now $480,000" is not covered by "Priya updated her budget for the house", nor "I paid off
-    $5,000 ... I have $7,000 left" by the payment alone). Such a turn is returned with only its first-person statements that hold
-    a missing number, when there are any ("I have $7,000 left": a 1.5B model asked about the
-    whole turn again gave the payment again), else whole ("Only 2% right now."). A fact that
+    $5,000 ... I have $7,000 left" by the payment alone). Such a turn is returned with only
+    its first-person statements that hold a missing number, when there are any ("I have
+    $7,000 left": a 1.5B model asked about the whole turn again gave the payment again), else
+    whole ("Only 2% right now."). A fact that
     keeps the number but cites the neighbouring turn covers it: the grounding check repairs
     such citations. A fact that only reports the talk ("Priya discussed her preference for
     email summaries", :func:`agent_memory.text.talk.reported_talk`; the grounding check refuses
@@ -420,10 +486,12 @@ def names_a_speaker(fact: FactDraft, turns: Sequence[Turn]) -> bool:
 def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
     """``facts`` without the vague ones another states exactly (:func:`superseded_out`), as
     notes (:func:`as_notes`), in the third person (:func:`third_persons`), one claim each
-    (:func:`atomic`), each naming a speaker (:func:`names_a_speaker`); parses: call it off the
-    event loop."""
+    (:func:`atomic`), each naming a speaker (:func:`names_a_speaker`), with a time the model
+    left out put back (:func:`restore_time`); parses: call it off the event loop."""
     named = _names_a_user(turns)  # the names read once for all the facts
-    return [one for fact in third_persons(as_notes(superseded_out(facts, turns), turns), turns)
+    by_id = {turn.id: turn for turn in turns}
+    return [restore_time(one, by_id[one.evidence[0]])
+            for fact in third_persons(as_notes(superseded_out(facts, turns), turns), turns)
             for one in atomic(fact) if named(one.text)]
 
 

@@ -229,7 +229,9 @@ def profile_field_messages(
     listing = "\n".join(f"- {name}: {description}" for name, description in fields)
     task = _PROFILE_FIELDS_TASK.format(subject=subject, fields=listing)
     material = "\n".join(f"{i}. {' '.join(f.split())}" for i, f in enumerate(facts, 1))
-    user = fence("new_material", material) + "\n\n" + _reminder("the field of each fact")
+    count = f"fact 1 to fact {len(facts)}" if len(facts) > 1 else "fact 1"
+    user = fence("new_material", material) + "\n\n" + _reminder(
+        f"the field of each fact (the numbers are {count}; no other number exists)")
     return [_system(task, schema), {"role": "user", "content": user}]
 
 
