@@ -219,6 +219,13 @@ def test_a_subjectless_past_clause_opening_a_sentence_is_a_claim_of_its_own():
         "own")  # a participle after an adverb still modifies the clause after it
 
 
+def test_an_inverted_so_does_takes_no_subject_from_the_clause_before():
+    """"Art frees me, but so does running": "does" is no second verb of "Art"."""
+    for text in ("Art gives me a sense of freedom, but so does running with friends.",
+                 "Art gives me a sense of freedom, but so does having good people around."):
+        assert _clauses(text) == [("own", "Art gives me a sense of freedom")], text
+
+
 def test_a_spoken_indefinite_this_is_written_as_an_article():
     """"this amazing woman" introduces someone new ("a"); a bare "this band" points back and
     stays, as do a time ("this past week") and "this" before a word that points ("this next

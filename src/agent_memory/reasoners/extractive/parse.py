@@ -184,7 +184,9 @@ def _framed(clause: Any) -> bool:
     return (clause.dep_ == "ccomp" and _frame(clause.head)
             and any(g.dep_ in _SUBJECTS for g in clause.children)
             and not any(g.dep_ == "mark" and g.lower_ != "that" or g.tag_ == "WRB"
-                        for g in clause.children))
+                        for g in clause.children)
+            and not any(t.tag_ in _WH for t in clause.subtree if t.i < clause.i))
+    # "Guess what I did this week?": a question to the listener, no news yet
 
 
 def _diary(verb: Any) -> bool:
@@ -229,6 +231,18 @@ def _consequence(clause: Any, verb: Any) -> bool:
     first = next(iter(clause.subtree))
     return (clause.dep_ == "advcl" and clause.i > verb.i and first.lower_ == "so"
             and any(g.dep_ in _SUBJECTS for g in clause.children))
+
+
+_SO_INVERTING = word_set("so neither nor")
+_WH = ("WP", "WDT", "WP$", "WRB")
+
+
+def _so_inverted(verb: Any) -> bool:
+    """``verb`` is the auxiliary of an inverted "so does ...", "neither did ...": the subject
+    comes after it and the predicate is the clause before's, so it shares no subject."""
+    first = min([verb, *(c for c in verb.children if c.dep_ == "aux")], key=lambda t: t.i)
+    return (first.i > 0 and first.doc[first.i - 1].lower_ in _SO_INVERTING
+            and (first.lemma_ in ("do", "be", "have") or first.tag_ == "MD"))
 
 
 def _contracted(verb: Any) -> bool:
@@ -582,6 +596,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                 if (subject is None and _imperative_conjunct(verb)
                         or _frame(verb) and any(_framed(c) for c in verb.children)):
                     continue  # a command to the listener; a frame around the speaker's news
+                if subject is None and verb.dep_ == "conj" and _so_inverted(verb):
+                    continue  # "..., but so does having people around": its subject follows
                 if subject is None and verb.dep_ == "conj":
                     subject, lead = shared, _shared_lead(shared, verb)  # "... and work as"
                 else:
