@@ -159,6 +159,11 @@ def test_a_sentence_in_the_past_with_its_speaker_left_out_is_the_speakers_claim(
     )
     assert facts[0].startswith("Jon started a pottery class the week before 8 May 2023")
     assert any(f.startswith("Jon took the kids to the coast") for f in facts[1:]), facts
+    # a gerund heading a sentence of its own is what the speaker is doing; not as a subject
+    assert texts(turn("Finishing up a mural for the library next month.", speaker="Jon"),
+                 turn("Searching for the perfect studio's a tough job.", turn_id="t2"),
+                 turn("Going to the beach sounds fun.", turn_id="t3")) == [
+        "Jon is finishing up a mural for the library in June 2023."]
 
 
 def test_a_clause_joined_to_a_reason_is_not_part_of_the_reason() -> None:

@@ -376,6 +376,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
     pending = []  # (turn, sentence with dates resolved, after a dash), in order
     said: dict[str, list[str]] = {}  # turn id -> its sentences
     where: list[int] = []  # the number of each pending sentence in its turn
+    gerunds: set[int] = set()  # pending sentences read only for opening with a gerund
     for turn in (t for t in turns if t.role == Role.USER):
         said[turn.id] = split_sentences(spoken(turn.content))
     answers = answered_sentences(turns, said, names)  # "Since I was 17" after "How long ...?"
@@ -383,15 +384,26 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         for n, k, raw in ((n, k, p) for n, s in enumerate(said[turn.id])
                           for k, p in enumerate(_DASH.split(s))):
             sentence = clean_sentence(_trim_symbols(raw), names)
+            first = words(sentence)[:1]
             if sentence and (  # a question is parsed too: "Did I tell you I adopted a dog?"
                     _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)
-                    or any(map(past_form, words(sentence)[:1]))):
+                    or any(map(past_form, first))):
+                pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
+                where.append(n)
+            elif sentence and first and first[0].endswith("ing"):  # "Researching agencies."
+                gerunds.add(len(pending))  # the speaker's only if the gerund heads it
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
                 where.append(n)
             if k == 0 and answers.get(turn.id, (-1, ""))[0] == n:
                 pending.append((turn, resolve_dates(answers[turn.id][1], turn.created_at), False))
                 where.append(n)
     docs = parse([r.text for _, r, _ in pending])
+    kept = [i for i, doc in enumerate(docs)  # not "Going there sounds fun" (a subject)
+            if i not in gerunds or len(doc) and doc[0].dep_ == "ROOT" and doc[0].tag_ == "VBG"
+            and not any(t.tag_ in ("VBD", "VBP", "VBZ", "MD") or t.lower_ == "'s"
+                        and t.i + 1 < len(doc) and doc[t.i + 1].tag_ == "DT" for t in doc)]
+    # nor "Searching for a studio's a tough job" (a finite verb, an "'s" before "a")
+    pending, where, docs = ([seq[i] for i in kept] for seq in (pending, where, docs))
     groups: dict[str, str] = {}
     for (turn, _, _), doc in zip(pending, docs, strict=True):
         if group := group_of(doc):
