@@ -691,6 +691,9 @@ def test_news_framed_for_the_listener_is_the_speakers_claim():
         "Just so you know, I start my new job in May.": [
             "Dana starts their new job in May 2023."],
         "Did I tell you I adopted a dog?": ["Dana adopted a dog."],
+        "I forgot to tell you I adopted a dog.": ["Dana adopted a dog."],
+        "Did you hear I got engaged?": ["Dana got engaged."],  # one word says the event
+        "Did I tell you I was in Lisbon?": ["Dana was in Lisbon."],  # a place says it too
         # a real question, or a request, is still no claim
         "Do you remember where I parked the car?": [],
         "Can I tell you about my trip to Rome?": [],

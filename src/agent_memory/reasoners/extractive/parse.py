@@ -143,6 +143,8 @@ def _verbs(root: Any) -> list[Any]:
                     or _framed(c)
                     or _consequence(c, verb))
         todo.extend(_after_subordinate(verb))
+        todo.extend(g for c in verb.children if c.dep_ == "xcomp" and _frame(c)
+                    for g in c.children if _framed(g))  # "I forgot to tell you I adopted a dog"
     return sorted(found, key=lambda t: t.i)
 
 
@@ -182,7 +184,9 @@ def _framed(clause: Any) -> bool:
     """``clause`` is the speaker's news inside a frame (:func:`_frame`): its complement, with
     a subject of its own and no subordinator but "that" ("Remember (that) I start in May")."""
     return (clause.dep_ == "ccomp" and _frame(clause.head)
-            and any(g.dep_ in _SUBJECTS for g in clause.children)
+            and any(g.dep_ in _SUBJECTS for c in (clause, *(a for a in clause.children
+                                                           if a.dep_.startswith("aux")))
+                    for g in c.children)  # "I got engaged": "I" hangs on "got" in the parse
             and not any(g.dep_ == "mark" and g.lower_ != "that" or g.tag_ == "WRB"
                         for g in clause.children)
             and not any(t.tag_ in _WH for t in clause.subtree if t.i < clause.i))
@@ -374,7 +378,9 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str],
             taken: frozenset[int] = frozenset()) -> tuple[list[Any], Any | None]:
     """The tokens of ``verb``'s clause and its subject (``None`` when it has none), without the
     tokens ``taken`` by a later clause (:func:`_stolen_subject`)."""
-    subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None)
+    subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None) or next(
+        (g for c in verb.children if c.dep_ == "auxpass" for g in c.children
+         if g.dep_ in _SUBJECTS), None)  # "I got engaged": "I" hangs on "got" in the parse
     skip: set[int] = set(taken)
     for later in (c for c in verb.children if c.i in heads):
         skip.update(t.i for t in _fronted(later))

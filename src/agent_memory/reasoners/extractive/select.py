@@ -62,13 +62,17 @@ def candidate(clause: Clause) -> bool:
     number outside dates ("I work as a pharmacist"), or, with "I" as subject, a verb of its
     own that needs none ("I injured myself last month", "I've been playing for a year now");
     or a self-description by "be" with at least one content term ("I'm vegetarian", "I'm 34",
-    "I'm a nurse"), which says what the speaker is in a single word.
+    "I'm a nurse"), which says what the speaker is in a single word, and so does a change the
+    speaker went through said in the passive ("I got engaged", "I was promoted") and a claim
+    of the speaker's that names a place, a person or a work ("I was in Chicago").
     """
     if clause.kind == "other" or clause.question or YOU_WORDS.intersection(words(clause.text)):
         return False
     terms = content_terms(clause.text)
-    if clause.copular and clause.kind == "self":
-        return bool(terms)
+    if clause.copular and clause.kind == "self" or clause.kind == "self" and (
+            clause.verb == "VBN" and not clause.negated or _NAMED.intersection(clause.entities)):
+        return bool(terms)  # "I'm vegetarian"; a change the speaker went through, in the
+        # passive: "I got engaged", "I was promoted" (not "I tried"); "I was in Chicago"
     return len(terms) >= 2 and (clause.nouns > 0 or clause.kind == "self")
 
 
