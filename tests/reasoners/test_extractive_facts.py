@@ -189,6 +189,16 @@ def test_a_fragment_about_a_thing_is_not_given_the_speaker_as_subject() -> None:
                      "Jon is not going to give up on their dance studio."]
 
 
+def test_a_claim_with_one_content_word_and_a_noun_is_a_candidate() -> None:
+    """"I'm doing kickboxing", "We made pizza": one content word, but a thing named; a verb
+    in -s with its subject left out ("Sounds like a fun trip") is not the speaker's, and
+    "thanks" after a semicolon is no verb sharing the subject before it."""
+    assert texts(turn("I'm doing kickboxing.", speaker="John"),
+                 turn("Sounds like a fun trip.", turn_id="t2", speaker="John"),
+                 turn("I'll add it to my list; thanks for the tip!", turn_id="t3",
+                      speaker="John")) == ["John is doing kickboxing."]
+
+
 # --- filters ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(

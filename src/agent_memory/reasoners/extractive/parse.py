@@ -604,7 +604,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                     continue  # a command to the listener; a frame around the speaker's news
                 if subject is None and verb.dep_ == "conj" and _so_inverted(verb):
                     continue  # "..., but so does having people around": its subject follows
-                if subject is None and verb.dep_ == "conj":
+                if subject is None and verb.dep_ == "conj" and verb.tag_ not in ("NNS", "NNPS"):
+                    # a plural noun is no verb of the subject before ("...; thanks for the tip")
                     subject, lead = shared, _shared_lead(shared, verb)  # "... and work as"
                 else:
                     shared, lead = subject, None
@@ -616,9 +617,11 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                     kind = "other"  # an exclamation: "how proud I am of ..."
                 if kind == "none" and (verb.tag_ in ("VB", "VBP") and tokens and tokens[0] == verb
                                        and not _contracted(verb) and not diary
+                                       or verb.tag_ == "VBZ" and tokens and tokens[0] == verb
                                        or _expletive(verb) or _request(verb)) or (
                         lead and verb.tag_ == "VBG" and lead[-1].dep_ not in ("aux", "neg")):
-                    kind = "other"  # an imperative, a fragment, "Been a week", "we had fun and
+                    kind = "other"  # an imperative, a fragment, "Been a week", "Sounds great"
+                    # (the "it" of a verb in -s left out), "we had fun and
                     # creating memories" (a gerund with no auxiliary to share)
                 elif kind == "other" and subject is not None and (
                         subject.pos_ in ("NOUN", "PROPN") or subject.tag_ == "VBG") and any(

@@ -61,6 +61,8 @@ def candidate(clause: Clause) -> bool:
     person ("I'm so proud of you"), and concrete: at least two content terms and a noun or
     number outside dates ("I work as a pharmacist"), or, with "I" as subject, a verb of its
     own that needs none ("I injured myself last month", "I've been playing for a year now");
+    or one content term and a noun, with no word pointing elsewhere ("I'm doing kickboxing",
+    "We made pizza");
     or a self-description by "be" with at least one content term ("I'm vegetarian", "I'm 34",
     "I'm a nurse"), which says what the speaker is in a single word, and so does a change the
     speaker went through said in the passive ("I got engaged", "I was promoted") and a claim
@@ -73,7 +75,9 @@ def candidate(clause: Clause) -> bool:
             clause.verb == "VBN" and not clause.negated or _NAMED.intersection(clause.entities)):
         return bool(terms)  # "I'm vegetarian"; a change the speaker went through, in the
         # passive: "I got engaged", "I was promoted" (not "I tried"); "I was in Chicago"
-    return len(terms) >= 2 and (clause.nouns > 0 or clause.kind == "self")
+    return len(terms) >= 2 and (clause.nouns > 0 or clause.kind == "self") or (
+        len(terms) == 1 and clause.nouns > 0 and clause.kind in ("self", "group", "none")
+        and not clause.anaphora)
 
 
 def parse_features(clause: Clause) -> list[float]:
