@@ -5,9 +5,10 @@ opening with the speaker left out: "Gonna try pottery", "Been busy", a verb in t
 a diary: "Started a pottery class last week"; a short answer is read with the question
 before it: "Since I was 17" after "How long have you been painting?", :mod:`.answers`) is
 cleaned (leading interjections, labels and vocatives), its relative dates resolved
-(:mod:`agent_memory.text.dates`), and parsed into clauses (:mod:`.parse`). A learned decision (:mod:`.select`) gives each clause the probability that it
-is worth a fact, scaled down for a side remark of its turn (:func:`salience`); the clauses
-scoring >= :data:`FACT_THRESHOLD` are kept (at most :data:`FACTS_PER_TURN` per turn), an "it" or
+(:mod:`agent_memory.text.dates`), and parsed into clauses (:mod:`.parse`). A learned decision
+(:mod:`.select`) gives each clause the probability that it is worth a fact, scaled down for a
+side remark of its turn (:func:`salience`); the clauses scoring >= :data:`FACT_THRESHOLD` are
+kept (at most :data:`FACTS_PER_TURN` per turn), an "it" or
 "this <noun>" in each is replaced by what it stands for in the talk before when that is clear
 (:mod:`.antecedents`; before the choice for a clause that is no candidate without it: "but
 now I love it"), and each is rewritten in the third person (:mod:`.person`): "I live in
