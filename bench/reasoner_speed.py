@@ -25,8 +25,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agent_memory.models import Turn
+from agent_memory.profile_schema import schema_fields
 from agent_memory.reasoners.extractive.facts import extract_facts
-from agent_memory.reasoners.extractive.profile import summarize_items
+from agent_memory.reasoners.extractive.profile import FieldIndex, summarize_items
+from agent_memory.reasoners.extractive.select import shared_embedder
 from agent_memory.reasoners.extractive.summarize import summarize_turns
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1] / "../shared/datasets/locomo/locomo_dev.json"
@@ -88,6 +90,8 @@ def main() -> int:
     print(f"extract_facts: {n_turns / best:,.0f} turns/s ({best * 1000:.0f} ms for all), "
           f"{n_facts} facts")
 
+    embed = shared_embedder().embed_sync  # the field index the extractive reasoner builds
+    index = FieldIndex(embed, schema_fields(), learned=embed)
     thread_ms: list[float] = []
     user_ms: list[float] = []
     for _ in range(args.repeat):
@@ -99,7 +103,7 @@ def main() -> int:
                 summary = summarize_turns(summary, turns, args.budget).text
                 thread_ms.append((time.perf_counter() - start) * 1000)
                 start = time.perf_counter()
-                profile = summarize_items(profile, [summary], args.budget).text
+                profile = summarize_items(profile, [summary], args.budget, index).text
                 user_ms.append((time.perf_counter() - start) * 1000)
     for label, values in (("summarize_thread", thread_ms), ("summarize_user", user_ms)):
         print(f"{label} (budget {args.budget} tokens): p50 {statistics.median(values):.2f} ms, "
