@@ -81,6 +81,27 @@ def test_a_short_answer_to_the_assistant_is_the_users_fact() -> None:
     assert fact.evidence == ["b"] and fact.subject == "Caroline"
 
 
+@pytest.mark.parametrize(("question", "reply"), [
+    ("Where are you moving to?", "Not sure yet."),  # no answer
+    ("What's your budget?", "No clue."),
+    ("How often do you go running?", "Not often, sadly."),
+    ("How long have you known my brother?", "Since 2015."),  # "my" is the asker's
+    ("Do you want to join us for dinner on Saturday?", "Sure!"),
+    ("Could you share your monthly income?", "Sure!"),  # a request
+    ("Gina, do you have any pets?", "Yes!"),  # put to someone else
+])
+def test_no_claim_from_a_non_answer_the_askers_words_a_request_or_another_addressee(
+        question: str, reply: str) -> None:
+    assert _facts(("Jon", question), ("Maria", reply)) == []
+
+
+def test_the_claim_is_spaced_and_keeps_a_place_name() -> None:
+    assert _facts(("Jon", "What're you reading these days?"), ("Gina", "A mystery novel.")) == [
+        ("Gina", "Gina is reading a mystery novel these days.")]
+    assert _facts(("Jon", "Where are you moving to, Gina?"), ("Gina", "Portland.")) == [
+        ("Gina", "Gina is moving to Portland.")]
+
+
 def test_a_full_reply_a_command_or_a_name_called_out_is_no_short_answer() -> None:
     """A reply in a sentence of its own is read as said; a command or a name is no answer."""
     assert _facts(("Jon", "What do you do for work?"), ("Gina", "I'm a nurse at St. Mary's.")

@@ -219,6 +219,16 @@ def test_a_subjectless_past_clause_opening_a_sentence_is_a_claim_of_its_own():
         "own")  # a participle after an adverb still modifies the clause after it
 
 
+def test_a_clause_joined_inside_a_condition_stays_in_it():
+    """"and" inside an "if" clause is part of the condition; inside a "because" clause a
+    clause with its own subject is a remark of its own."""
+    assert _clauses("I'll buy the house if the bank approves the loan and we sell our flat.") == [
+        ("self", "I'll buy the house if the bank approves the loan and we sell our flat")]
+    assert _clauses("I'm opening a bakery 'cause I love baking and it'd be fun to share it.") == [
+        ("self", "I'm opening a bakery 'cause I love baking"),
+        ("other", "it'd be fun to share it")]
+
+
 def test_an_inverted_so_does_takes_no_subject_from_the_clause_before():
     """"Art frees me, but so does running": "does" is no second verb of "Art"."""
     for text in ("Art gives me a sense of freedom, but so does running with friends.",

@@ -159,6 +159,12 @@ def test_a_sentence_in_the_past_with_its_speaker_left_out_is_the_speakers_claim(
     )
     assert facts[0].startswith("Jon started a pottery class the week before 8 May 2023")
     assert any(f.startswith("Jon took the kids to the coast") for f in facts[1:]), facts
+    # a past verb whose left-out subject is "it", or a participle, is not the speaker's act
+    assert texts(turn("Looked like a fun time at the beach.", speaker="Jon"),
+                 turn("Happened at the concert last year.", turn_id="t2", speaker="Jon"),
+                 turn("Based in Ohio these days.", turn_id="t3", speaker="Jon"),
+                 turn("Went to Lisbon last week.", turn_id="t4", speaker="Jon")) == [
+        "Jon went to Lisbon the week before 8 May 2023."]
     # a gerund heading a sentence of its own is what the speaker is doing; not as a subject
     assert texts(turn("Finishing up a mural for the library next month.", speaker="Jon"),
                  turn("Searching for the perfect studio's a tough job.", turn_id="t2"),

@@ -87,6 +87,17 @@ async def test_a_time_the_model_left_out_of_a_past_event_is_put_back():
     ]}])
     facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
              .extract_facts(turns)).facts
+    said = ("I was born in Ohio and moved to Leeds last year. Yesterday I said I was going to "
+            "sell my car.")
+    turns = _turns(("user", said))
+    chat = ScriptedChatModel([{"facts": [
+        _fact("Priya was born in Ohio.", "s2:0"),  # the time is the move's
+        _fact("Priya was going to sell her car.", "s2:0"),  # the time is the saying's
+    ]}])
+    kept = (await OpenAIReasoner("qwen-test", client=chat.async_client())
+            .extract_facts(turns)).facts
+    assert [f.text for f in kept] == ["Priya was born in Ohio.",
+                                      "Priya was going to sell her car."]
     assert [(f.text, f.occurred_at) for f in facts] == [
         ("Priya paid off $5,000 of her student loan on 14 April 2025.", "2025-04-14"),
         ("Priya has $7,000 of student loans left.", None),

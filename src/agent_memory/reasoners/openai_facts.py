@@ -114,12 +114,16 @@ MIN_SHARED_TERMS = 2
 
 def dropped_time(text: str, turn: Turn) -> DateMention | None:
     """The relative time a small model left out of a fact about a past event: the one time
-    ("yesterday", "last week") named by the sentence of ``turn`` the fact is drawn from (the
-    one sharing the most content terms, at least :data:`MIN_SHARED_TERMS`), resolved against
-    the turn's time and not after it. ``None`` when the fact names a time already, is not in
-    the past tense (its main verb or auxiliary by the parse: "Priya has $7,000 left" is not),
-    no sentence is clearly its source, or that sentence names no such time or several.
-    Parses (spaCy): call it off the event loop."""
+    ("yesterday", "last week") of the sentence of ``turn`` the fact is drawn from (the one
+    sharing the most content terms, at least :data:`MIN_SHARED_TERMS`), resolved against the
+    turn's time and not after it, when that time belongs to the fact's own verb: the verb it
+    hangs on in the sentence's parse is the fact's main verb (the same past form), and no
+    other verb of the sentence is ("I paid off $5,000 yesterday" for "Priya paid off $5,000"; not "I was
+    born in Ohio and moved last year" for "Priya was born in Ohio", nor "Yesterday I said I
+    was going to sell my car" for "Priya was going to sell her car"). ``None`` when the fact
+    names a time already, is not in the past tense (its main verb or auxiliary by the parse:
+    "Priya has $7,000 left" is not), or no time qualifies. Parses (spaCy): call it off the
+    event loop."""
     if resolve_dates(text, turn.created_at).mentions or not PAST_TENSE.search(text):
         return None
     terms = set(content_terms(text))
@@ -128,18 +132,30 @@ def dropped_time(text: str, turn: Turn) -> DateMention | None:
     shared, source = max(scored, default=(0, ""), key=lambda pair: pair[0])
     if shared < MIN_SHARED_TERMS or [n for n, _ in scored].count(shared) > 1:
         return None
-    said = [m for m in resolve_dates(source[:1].lower() + source[1:], turn.created_at).mentions
-            if m.date is not None and m.replacement != m.phrase
+    resolved = resolve_dates(source[:1].lower() + source[1:], turn.created_at)
+    said = [m for m in resolved.mentions if m.date is not None and m.replacement != m.phrase
             and m.date <= turn.created_at.date()]
-    if len(said) != 1:
-        return None
-    [doc] = parse([text])
-    if any(e.label_ in ("DATE", "TIME") for e in doc.ents):
+    if len(said) != 1 or not said[0].replacement.split()[0].lower() in _TIME_OPENERS | {
+            name.lower() for name in _CALENDAR}:
+        return None  # a bare "2024" from "since last year" would need its preposition
+    fact, sentence = parse([text, resolved.text])
+    if any(e.label_ in ("DATE", "TIME") for e in fact.ents):
         return None  # "in May 2024": the fact keeps a time of its own
-    root = next(iter(doc.sents)).root
-    past = root.tag_ == "VBD" or any(c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD"
-                                     for c in root.children)
-    return said[0] if past else None
+    root = next(iter(fact.sents)).root
+    if not (root.tag_ == "VBD" or any(c.dep_ in ("aux", "auxpass") and c.tag_ == "VBD"
+                                      for c in root.children)):
+        return None
+    at = resolved.text.find(said[0].replacement)
+    token = next((t for t in sentence if t.idx >= at), None)
+    while token is not None and token.pos_ not in ("VERB", "AUX") and token.head is not token:
+        token = token.head
+    same = [t for t in sentence if t.pos_ in ("VERB", "AUX") and t.lower_ == root.lower_]
+    return said[0] if token is not None and same == [token] else None
+
+
+_TIME_OPENERS = frozenset(("on", "in", "the", "at", "during", "around", "about", "early",
+                           "late", "last", "this", "a"))
+"""First words of a resolved time that make a phrase of its own at the end of a sentence."""
 
 
 _CALENDAR = frozenset((*calendar.day_name, *calendar.month_name[1:]))

@@ -18,14 +18,18 @@ the learned decision like any sentence the speaker said:
   without the words only a question takes ("any", "ever"): "I have pets".
 
 Left alone: a question the reply answers in a full sentence of its own (the speaker's own
-words are read), "no" answers, questions whose subject is not "you", "why" and manner questions
-("How was the trip?"), and questions with "did": the statement needs the verb's past form.
+words are read), "no" answers and replies that do not answer ("Not sure yet", "No idea"),
+questions whose subject is not "you", "why" and manner questions ("How was the trip?"),
+requests ("Could you share ...?", "Would you like ...?"), questions with the asker's own words
+("How long have you known my brother?": "my" cannot become the answerer's), questions that call
+out another person ("Gina, do you ...?" answered by Maria), and questions with "did": the
+statement needs the verb's past form.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -42,6 +46,10 @@ _QUESTION_ONLY = word_set("any ever")
 """Words a question takes that its statement does not ("Do you have any pets?")."""
 _DO = word_set("do does")
 _SPEAKER_WORDS = word_set("i me my mine we us our ours")
+_ASKER_WORDS = _SPEAKER_WORDS | word_set("myself ourselves")
+"""The asker's own words in a question: the statement cannot take them over."""
+_UNSURE = word_set("no not n't never nothing none nah nope dunno unsure idk")
+"""Words of a reply that does not answer ("Not sure yet", "No idea", "Nothing yet")."""
 _YES = re.compile(r"(?i)^(?:yes|yeah|yep|yup|sure|definitely|absolutely|of course)\b[\s,!.-]*")
 _ELLIPSIS = re.compile(r"(?i)^(?:i|we)\s+(?:do|have|am|'m|will|can|sure do|sure am)\s*[!.]*$")
 """The reply "I do" / "I have": the statement is the question's."""
@@ -88,45 +96,57 @@ _AGREEING = {"are": "am", "'re": "'m", "were": "was"}
 
 def _written(tokens: Sequence[Any], verb: Any | None = None) -> str:
     """The question's tokens as a statement's words: "you" written "I", ``verb`` (the moved
-    auxiliary or "be") agreeing with "I", a sentence-opening capital lowered."""
-    out = []
+    auxiliary or "be") agreeing with "I", a sentence-opening capital lowered; one space between
+    words, none before a contraction or a mark ("I'm", "Tokyo, next month")."""
+    out = ""
     for token in tokens:
         word = _FIRST_PERSON.get(token.lower_) or (
             _AGREEING.get(token.lower_, token.text) if token is verb else token.text)
         if token.i == token.sent.start and token.tag_ not in ("NNP", "NNPS") and word != "I":
             word = word.lower()
-        out.append(word + token.whitespace_)
-    return "".join(out).strip()
+        attached = word[:1] in "',.;:!?%" or word.lower() == "n't"
+        out += word if not out or attached else f" {word}"
+    return out
+
+
+_NAMES = word_set("PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LANGUAGE")
 
 
 def _answer_text(doc: Any) -> str:
-    """The reply's words without the closing mark, its first word lower-cased unless a name or
-    "I"."""
-    text = doc.text.strip().rstrip("!.?\u2026 ").strip()
-    first = doc[0] if len(doc) else None
-    if first is not None and first.tag_ not in ("NNP", "NNPS") and first.text != "I":
-        text = text[:1].lower() + text[1:]
-    return text
+    """The reply's words without the closing mark."""
+    return doc.text.strip().rstrip("!.?\u2026 ").strip()
 
 
-def statement(question: Any, reply: Any, yes: bool) -> str | None:
-    """The first-person claim of a question to the listener and the reply to it, or ``None``
-    when the question is not one of the kinds read (see the module docstring).
+def _cased(made: str | None, answer: str) -> str | None:
+    """``made`` with the answer's first word lower-cased unless "I" or a name, as the parse
+    reads it inside the statement ("I am moving to Portland", "I play jazz")."""
+    at = made.find(answer) if made and answer else -1
+    if at <= 0:
+        return made
+    (doc,) = parse([made])
+    first = next((t for t in doc if t.idx >= at), None)
+    if first is None or first.text == "I" or first.pos_ == "PROPN" or first.tag_ in (
+            "NNP", "NNPS") or first.ent_type_.lower() in _NAMES:
+        return made
+    return made[:at] + made[at].lower() + made[at + 1:]
 
-    Args:
-        question: the parsed question (a spaCy ``Span`` or ``Doc`` of one sentence).
-        reply: the parsed reply, a fragment (ignored for a "yes").
-        yes: the reply said yes.
-    """
+
+def _statement(question: Any, reply: Any, yes: bool) -> str | None:
+    """:func:`statement` before the answer's capital is settled."""
     sentence = next(iter(question.sents)) if hasattr(question, "sents") else question
+    if _ASKER_WORDS & {t.lower_ for t in sentence}:
+        return None  # "How long have you known my brother?": "my" is the asker's
+    if not yes and _UNSURE & {t.lower_ for t in reply}:
+        return None  # "Not sure yet", "No idea": no answer
     root = sentence.root
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if root.pos_ not in ("VERB", "AUX") or subject is None:
         return None
     aux = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < subject.i]
     inverted = aux[0] if aux else root if root.i < subject.i else None
-    if inverted is None or inverted.lower_ == "did":
-        return None  # not inverted ("You moved?"); "did": the statement needs the past form
+    if inverted is None or inverted.lower_ == "did" or inverted.tag_ == "MD":
+        return None  # not inverted ("You moved?"); "did": the statement needs the past form;
+        # "Could you share ...?", "Would you like ...?": a request, not a question of fact
     wh = next((t for t in sentence if t.tag_ in _WH and t.i < inverted.i), None)
     phrase = wh
     while phrase is not None and phrase.head != root and phrase.head != phrase:
@@ -176,32 +196,67 @@ def statement(question: Any, reply: Any, yes: bool) -> str | None:
     return None
 
 
+_VOCATIVE = re.compile(r"^([A-Z][a-z]+),|,\s*([A-Z][a-z]+)\s*\?$")
+"""A name called out at the start or the end of a question."""
+
+
+def statement(question: Any, reply: Any, yes: bool) -> str | None:
+    """The first-person claim of a question to the listener and the reply to it, or ``None``
+    when the question is not one of the kinds read (see the module docstring); the answer's
+    first word keeps its capital only as a name ("Portland").
+
+    Args:
+        question: the parsed question (a spaCy ``Doc`` of one sentence).
+        reply: the parsed reply, a fragment (ignored for a "yes").
+        yes: the reply said yes.
+    """
+    return _cased(_statement(question, reply, yes), "" if yes else _answer_text(reply))
+
+
+def _addressed(question: str, answerer: str | None, names: frozenset[str]) -> str | None:
+    """``question`` without the answerer's name called out in it ("Gina, do you have any
+    pets?"), or ``None`` when it names another person of the conversation."""
+    own = {part.lower() for part in (answerer or "").split()}
+    called = _VOCATIVE.findall(question)  # "Gina, do you ...?", "... instruments, Gina?"
+    named = {w for w in words(question) if w in names} | {
+        w.lower() for pair in called for w in pair if w}
+    if named - own:
+        return None
+    for name in named:
+        question = re.sub(rf"(?i)(?:,\s*)?\b{re.escape(name)}\b(?:\s*,)?\s*", " ", question)
+    question = " ".join(question.split()).replace(" ?", "?")
+    return question[:1].upper() + question[1:] if question.strip(" ?") else None
+
+
 def answered_sentences(turns: Sequence[Turn], said: Mapping[str, list[str]],
-                       names: frozenset[str]) -> dict[str, tuple[int, str]]:
+                       names: frozenset[str], clean: Callable[[str], str]
+                       ) -> dict[str, tuple[int, str]]:
     """Turn id -> (number of the reply sentence, first-person claim) for each user turn that
     opens with a short answer to a question the turn before put to its speaker (see the
     module docstring).
 
     Args:
         turns: the thread's turns, in order.
-        said: turn id -> the turn's sentences (user turns; other turns are split here).
+        said: turn id -> the turn's spoken sentences, for every turn of ``turns``.
         names: lower-cased names of the people in the conversation.
+        clean: a sentence without its leading interjections and vocatives
+            (:func:`.facts.clean_sentence`).
     """
-    from .facts import clean_sentence, spoken
-    from .sentences import split_sentences
-
     pairs = []
     for before, turn in pairwise(turns):
         if turn.role != Role.USER or turn.id not in said or (
                 before.role == turn.role and before.speaker == turn.speaker):
             continue
-        question = _asked(said.get(before.id) or split_sentences(spoken(before.content)))
+        question = _asked(said.get(before.id, []))
         reply = _reply(said[turn.id], names)
         if question is None or reply is None:
             continue
+        question = _addressed(question, turn.speaker, names)
+        if question is None:
+            continue  # put to someone else: "Gina, do you have pets?" answered by Maria
         n, text = reply
         yes = bool(_YES.match(text))
-        rest = clean_sentence(_YES.sub("", text), names) if yes else clean_sentence(text, names)
+        rest = clean(_YES.sub("", text)) if yes else clean(text)
         if len(words(rest)) > MAX_ANSWER_WORDS or rest.endswith("?"):
             continue
         pairs.append((turn.id, n, question, rest, yes))

@@ -59,7 +59,7 @@ from .person import (
 from .person import SELF_WORDS as _SELF_WORDS
 from .person import YOU_WORDS as _YOU_WORDS
 from .select import candidate, embed_texts, worth
-from .sentences import content_terms, entities, split_sentences, words
+from .sentences import content_terms, entities, split_sentences, word_set, words
 
 Embed = Callable[[list[str]], np.ndarray]
 FACT_THRESHOLD = 0.25
@@ -322,6 +322,31 @@ def _centrality(candidates: Sequence[tuple[Turn, object, Clause]], embed: Embed 
                      for v, (turn, _, _) in zip(unit, candidates, strict=True)]
 
 
+_ACTING = ("dobj", "xcomp", "ccomp", "prt")
+"""Dependents by which an opening verb shows an act of the speaker's ("Took the kids to the
+coast", "Started hitting the gym", "Got back from Rome")."""
+_GOING = word_set("to from into back home")
+
+
+def _acting_opener(doc: Any) -> bool:
+    """A sentence with no first-person word that opens with its head verb, in the past or a
+    gerund, acting on something or going somewhere ("Started a pottery class last week",
+    "Went to Lisbon", "Finishing up a mural"), with no finite verb after a gerund: the speaker
+    left out as in a diary. Not a verb whose left-out subject is "it" ("Looked like a fun
+    time", "Happened at the concert"), a participle ("Based in Ohio", "Bored at work") or a
+    gerund subject ("Going to the beach sounds fun", "Searching for a studio's a tough job")."""
+    if not len(doc) or doc[0].pos_ not in ("VERB", "AUX"):
+        return False
+    verb = doc[0]
+    acts = any(c.dep_ in _ACTING or c.dep_ == "prep" and c.lower_ in _GOING
+               for c in verb.children)
+    if verb.tag_ == "VBG":
+        return verb.dep_ == "ROOT" and acts and not any(
+            t.tag_ in ("VBD", "VBP", "VBZ", "MD") or t.lower_ == "'s" and (
+                t.i + 1 < len(doc) and doc[t.i + 1].tag_ == "DT") for t in doc)
+    return acts and not any(c.dep_ in ("nsubj", "nsubjpass") for c in verb.children)
+
+
 def _ownerless(clause: Clause) -> bool:
     """A subjectless clause headed by no verb that the speaker is not the subject of: not a
     known subjectless opening (:data:`_SUBJECTLESS`: "So excited for the trip", "Gonna ...")
@@ -377,33 +402,31 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
     pending = []  # (turn, sentence with dates resolved, after a dash), in order
     said: dict[str, list[str]] = {}  # turn id -> its sentences
     where: list[int] = []  # the number of each pending sentence in its turn
-    gerunds: set[int] = set()  # pending sentences read only for opening with a gerund
+    opened: set[int] = set()  # pending sentences read only for the verb opening them
     for turn in (t for t in turns if t.role == Role.USER):
         said[turn.id] = split_sentences(spoken(turn.content))
-    answers = answered_sentences(turns, said, names)  # "Since I was 17" after "How long ...?"
+    answers = answered_sentences(  # "Since I was 17" after "How long have you ...?"
+        turns, {t.id: said.get(t.id) or split_sentences(spoken(t.content)) for t in turns},
+        names, lambda sentence: clean_sentence(sentence, names))
     for turn in (t for t in turns if t.role == Role.USER):
         for n, k, raw in ((n, k, p) for n, s in enumerate(said[turn.id])
                           for k, p in enumerate(_DASH.split(s))):
             sentence = clean_sentence(_trim_symbols(raw), names)
             first = words(sentence)[:1]
             if sentence and (  # a question is parsed too: "Did I tell you I adopted a dog?"
-                    _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)
-                    or any(map(past_form, first))):
+                    _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
                 where.append(n)
-            elif sentence and first and first[0].endswith("ing"):  # "Researching agencies."
-                gerunds.add(len(pending))  # the speaker's only if the gerund heads it
+            elif sentence and first and (past_form(first[0]) or first[0].endswith("ing")):
+                opened.add(len(pending))  # "Started a class.", "Researching agencies.": the
+                # speaker's only if that verb heads the sentence and acts (_acting_opener)
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
                 where.append(n)
             if k == 0 and answers.get(turn.id, (-1, ""))[0] == n:
                 pending.append((turn, resolve_dates(answers[turn.id][1], turn.created_at), False))
                 where.append(n)
     docs = parse([r.text for _, r, _ in pending])
-    kept = [i for i, doc in enumerate(docs)  # not "Going there sounds fun" (a subject)
-            if i not in gerunds or len(doc) and doc[0].dep_ == "ROOT" and doc[0].tag_ == "VBG"
-            and not any(t.tag_ in ("VBD", "VBP", "VBZ", "MD") or t.lower_ == "'s"
-                        and t.i + 1 < len(doc) and doc[t.i + 1].tag_ == "DT" for t in doc)]
-    # nor "Searching for a studio's a tough job" (a finite verb, an "'s" before "a")
+    kept = [i for i, doc in enumerate(docs) if i not in opened or _acting_opener(doc)]
     pending, where, docs = ([seq[i] for i in kept] for seq in (pending, where, docs))
     groups: dict[str, str] = {}
     for (turn, _, _), doc in zip(pending, docs, strict=True):

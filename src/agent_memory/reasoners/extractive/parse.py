@@ -148,14 +148,19 @@ def _verbs(root: Any) -> list[Any]:
     return sorted(found, key=lambda t: t.i)
 
 
+_BECAUSE = word_set("because 'cause cause cuz coz as")
+
+
 def _after_subordinate(verb: Any) -> list[Any]:
-    """Clauses joined by "and"/"but" with a subject of their own to a subordinate clause that
+    """Clauses joined by "and"/"but" with a subject of their own to a clause of reason that
     follows ``verb`` ("I'm starting a studio 'cause I love dancing and it'd be great to share
     it": "it'd be great to share it"): the parse hangs them on the subordinate clause, but they
-    are claims of their own, not part of the reason or the time."""
-    return [g for c in verb.children if c.dep_ == "advcl" and c.i > verb.i
+    are claims of their own, not part of the reason."""
+    return [g for c in verb.children if c.dep_ == "advcl" and c.i > verb.i and any(
+                m.dep_ == "mark" and m.lower_ in _BECAUSE for m in c.children)
             for g in c.children if g.dep_ == "conj" and g.pos_ in ("VERB", "AUX")
             and any(s.dep_ in _SUBJECTS for s in g.children)]
+    # not inside a condition or a time: "I'll buy it if the bank approves and we sell the flat"
 
 
 _TELLING = word_set("know tell remember forget guess mention hear")
