@@ -78,7 +78,7 @@ def test_a_short_answer_to_the_assistant_is_the_users_fact() -> None:
                   content="Since I was 17 or so. It keeps me sane.", created_at=WHEN)]
     (fact,) = [f for f in extract_facts(turns).facts if "painting" in f.text]
     assert fact.text == "Caroline has been painting since they were 17 or so."
-    assert fact.evidence == ["b"] and fact.subject == "Caroline"
+    assert fact.evidence == ["b", "a"] and fact.subject == "Caroline"  # the answer, the question
 
 
 @pytest.mark.parametrize(("question", "reply"), [
@@ -108,3 +108,21 @@ def test_a_full_reply_a_command_or_a_name_called_out_is_no_short_answer() -> Non
                   ) == [("Gina", "Gina is a nurse at St. Mary's.")]
     assert _facts(("Jon", "What do you think of these?"), ("Gina", "Love the blue vase!")) == []
     assert _facts(("Jon", "What's your plan for the summer?"), ("Gina", "Jonny!")) == []
+
+
+async def test_a_short_answer_passes_the_grounding_check_with_its_question(memory) -> None:
+    """The claim's words are the question's as much as the answer's: it cites both turns, the
+    answer first, so the grounding check finds its words and its speaker (citing the answer
+    alone, "budget" and "flat" were unsupported and the fact was refused)."""
+    said = [("assistant", "How long have you been teaching?"),
+            ("user", "Since 2010, mostly chemistry."),
+            ("assistant", "What's your budget for the flat?"), ("user", "About $350,000.")]
+    turns = [await memory.add_turn("kofi", "th1", role, text,
+                                   created_at=WHEN + timedelta(minutes=i))
+             for i, (role, text) in enumerate(said)]
+    result = await memory.extract_facts("kofi", "th1")
+    assert result.grounding_rejected == 0
+    stored = {f.content: f.evidence for f in await memory.get_memories("kofi", kinds=["fact"])}
+    assert stored == {
+        "The user has been teaching since 2010, mostly chemistry.": [turns[1].id, turns[0].id],
+        "The user's budget for the flat is about $350,000.": [turns[3].id, turns[2].id]}

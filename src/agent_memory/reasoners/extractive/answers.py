@@ -6,7 +6,8 @@ subject of) right after a question to them, :func:`answered_sentences` writes th
 first person: the question turned into a statement (Huddleston & Pullum, *The Cambridge Grammar
 of the English Language* (2002), ch. 10: subject-auxiliary inversion undone, the
 interrogative phrase replaced by the answer). The sentence then goes through clause reading and
-the learned decision like any sentence the speaker said:
+the learned decision like any sentence the speaker said; a fact from it cites the answer's turn
+and then the question's (its words are in both):
 
 - a question of time, place, length or frequency ("How long have you been ...?", "Where are you
   moving to?", "How often do you go running?"): the statement with the answer after it, "I have
@@ -230,10 +231,11 @@ def _addressed(question: str, answerer: str | None, names: frozenset[str]) -> st
 
 def answered_sentences(turns: Sequence[Turn], said: Mapping[str, list[str]],
                        names: frozenset[str], clean: Callable[[str], str]
-                       ) -> dict[str, tuple[int, str]]:
-    """Turn id -> (number of the reply sentence, first-person claim) for each user turn that
-    opens with a short answer to a question the turn before put to its speaker (see the
-    module docstring).
+                       ) -> dict[str, tuple[int, str, str]]:
+    """Turn id -> (number of the reply sentence, first-person claim, id of the question's
+    turn) for each user turn that opens with a short answer to a question the turn before put
+    to its speaker (see the module docstring). The claim's evidence is both turns: its words
+    are the question's as much as the answer's.
 
     Args:
         turns: the thread's turns, in order.
@@ -259,12 +261,12 @@ def answered_sentences(turns: Sequence[Turn], said: Mapping[str, list[str]],
         rest = clean(_YES.sub("", text)) if yes else clean(text)
         if len(words(rest)) > MAX_ANSWER_WORDS or rest.endswith("?"):
             continue
-        pairs.append((turn.id, n, question, rest, yes))
+        pairs.append((turn.id, n, question, rest, yes, before.id))
     if not pairs:
         return {}
     docs = parse([p[2] for p in pairs] + [p[3] or "." for p in pairs])
-    out: dict[str, tuple[int, str]] = {}
-    for k, (turn_id, n, _, rest, yes) in enumerate(pairs):
+    out: dict[str, tuple[int, str, str]] = {}
+    for k, (turn_id, n, _, rest, yes, asked) in enumerate(pairs):
         question, reply = docs[k], docs[len(pairs) + k]
         if yes and (not rest or _ELLIPSIS.match(rest)):
             made = statement(question, reply, yes=True)
@@ -273,5 +275,5 @@ def answered_sentences(turns: Sequence[Turn], said: Mapping[str, list[str]],
         else:
             made = None
         if made:
-            out[turn_id] = (n, made)
+            out[turn_id] = (n, made, asked)
     return out

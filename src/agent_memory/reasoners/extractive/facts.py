@@ -403,6 +403,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
     said: dict[str, list[str]] = {}  # turn id -> its sentences
     where: list[int] = []  # the number of each pending sentence in its turn
     opened: set[int] = set()  # pending sentences read only for the verb opening them
+    asked: dict[tuple[str, str], str] = {}  # (turn id, short answer's claim) -> question's turn
     for turn in (t for t in turns if t.role == Role.USER):
         said[turn.id] = split_sentences(spoken(turn.content))
     answers = answered_sentences(  # "Since I was 17" after "How long have you ...?"
@@ -422,9 +423,11 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
                 # speaker's only if that verb heads the sentence and acts (_acting_opener)
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
                 where.append(n)
-            if k == 0 and answers.get(turn.id, (-1, ""))[0] == n:
-                pending.append((turn, resolve_dates(answers[turn.id][1], turn.created_at), False))
+            if k == 0 and turn.id in answers and answers[turn.id][0] == n:
+                _, claim, question = answers[turn.id]
+                pending.append((turn, resolve_dates(claim, turn.created_at), False))
                 where.append(n)
+                asked[(turn.id, pending[-1][1].text)] = question  # cited beside the answer
     docs = parse([r.text for _, r, _ in pending])
     kept = [i for i, doc in enumerate(docs) if i not in opened or _acting_opener(doc)]
     pending, where, docs = ([seq[i] for i in kept] for seq in (pending, where, docs))
@@ -473,8 +476,10 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             if frame is not None:  # the time first, as the speaker's "Last month I ..."
                 text = f"{frame[1][:1].upper()}{frame[1][1:]} {text}"
             category = categorize(clause.text)
+            question = asked.get((turn.id, resolved.text))
             facts.append(FactDraft(
-                text=text, subject=speaker_name(turn), category=category, evidence=[turn.id],
+                text=text, subject=speaker_name(turn), category=category,
+                evidence=[turn.id, question] if question else [turn.id],
                 confidence=round(min(0.5 + 0.45 * p, HEDGED_CONFIDENCE)
                                  if _HEDGE.search(clause.text) else 0.5 + 0.45 * p, 2),
                 importance=score_importance(text, category, day is not None),
