@@ -36,7 +36,7 @@ def _statement(question: str, reply: str) -> str | None:
     ("So, what's your budget for the house?", "About $350,000.",
      "My budget for the house is about $350,000"),
     ("When is your birthday?", "March 3rd.", "My birthday is March 3rd"),
-    ("Also, do you have any pets?", "Yup, I do.", "I have pets"),
+    ("So, do you have any pets?", "Yup, I do.", "I have pets"),
     ("Have you ever been to Lisbon?", "Yes!", "I have been to Lisbon"),
     ("Are you a nurse?", "Yes, I am.", "I am a nurse"),
 ])
@@ -75,9 +75,9 @@ def test_a_short_answer_to_the_assistant_is_the_users_fact() -> None:
     turns = [Turn(id="a", user_id="u1", thread_id="th1", role="user", speaker="Melanie",
                   content="How long have you been painting?", created_at=WHEN),
              Turn(id="b", user_id="u1", thread_id="th1", role="user", speaker="Caroline",
-                  content="Since I was 17 or so. It keeps me sane.", created_at=WHEN)]
+                  content="Since I was 19 or so. It keeps me sane.", created_at=WHEN)]
     (fact,) = [f for f in extract_facts(turns).facts if "painting" in f.text]
-    assert fact.text == "Caroline has been painting since they were 17 or so."
+    assert fact.text == "Caroline has been painting since they were 19 or so."
     assert fact.evidence == ["b", "a"] and fact.subject == "Caroline"  # the answer, the question
 
 
@@ -106,7 +106,7 @@ def test_a_full_reply_a_command_or_a_name_called_out_is_no_short_answer() -> Non
     """A reply in a sentence of its own is read as said; a command or a name is no answer."""
     assert _facts(("Jon", "What do you do for work?"), ("Gina", "I'm a nurse at St. Mary's.")
                   ) == [("Gina", "Gina is a nurse at St. Mary's.")]
-    assert _facts(("Jon", "What do you think of these?"), ("Gina", "Love the blue vase!")) == []
+    assert _facts(("Jon", "What do you make of these?"), ("Gina", "Love the green jug!")) == []
     assert _facts(("Jon", "What's your plan for the summer?"), ("Gina", "Jonny!")) == []
 
 

@@ -231,9 +231,9 @@ def test_a_clause_joined_inside_a_condition_stays_in_it():
 
 def test_an_inverted_so_does_takes_no_subject_from_the_clause_before():
     """"Art frees me, but so does running": "does" is no second verb of "Art"."""
-    for text in ("Art gives me a sense of freedom, but so does running with friends.",
-                 "Art gives me a sense of freedom, but so does having good people around."):
-        assert _clauses(text) == [("own", "Art gives me a sense of freedom")], text
+    for text in ("Music gives me real calm, but so does hiking with friends.",
+                 "Music gives me real calm, but so does having good people nearby."):
+        assert _clauses(text) == [("own", "Music gives me real calm")], text
 
 
 def test_a_spoken_indefinite_this_is_written_as_an_article():
@@ -322,8 +322,8 @@ def test_a_relative_clause_of_the_speaker_is_their_claim():
         ("group", "we stumbled on a tiny market this morning")]  # a time is no object
     assert _embedded("Check out this tiny market we stumbled on on the morning of 3 May 2024!"
                      ) == [("group", "we stumbled on a tiny market on the morning of 3 May 2024")]
-    assert _embedded("This picture reminds me of a road trip I took in 2022.") == [
-        ("self", "I took a road trip in 2022")]  # a date of its own preposition stays after
+    assert _embedded("This sketch shows a canoe trip I took in 2022.") == [
+        ("self", "I took a canoe trip in 2022")]  # a date of its own preposition stays after
     assert _embedded("This book I read in 2022 reminds me to follow my dreams.") == [
         ("self", "I read a book in 2022")]  # the spoken indefinite, no longer opening
     assert _embedded("Those are the boots I bought on 21 October 2023.") == [

@@ -173,36 +173,34 @@ def test_a_sentence_in_the_past_with_its_speaker_left_out_is_the_speakers_claim(
 
 
 def test_a_clause_joined_to_a_reason_is_not_part_of_the_reason() -> None:
-    """ "and it'd be great to share it" hangs on the "'cause" clause in the parse; it is a
+    """ "and it'd be fun to feed the whole street" hangs on the "'cause" clause in the parse; it is a
     remark of its own, so the reason before it keeps its fact, with "'cause" written out."""
     assert texts(turn("Sorry to hear that! I'm opening a bakery 'cause I'm passionate about "
-                      "baking and it'd be great to share it with others.", speaker="Jon")) == [
+                      "baking and it'd be fun to feed the whole street.", speaker="Jon")) == [
         "Jon is opening a bakery because they are passionate about baking."]
 
 
 def test_a_fragment_about_a_thing_is_not_given_the_speaker_as_subject() -> None:
-    """A subjectless fragment with no verb ("Almost as silly as when ...", "Woah, that pic's
+    """A subjectless fragment with no verb ("Nearly as funny as when ...", "Woah, that photo's
     from ...") says how something is; the speaker is not made its subject, while "So excited
     for ..." and "Gonna ..." are the speaker's; "not gonna" is written out too."""
     facts = texts(
-        turn("Almost as silly as when I got to feed a horse a carrot!", speaker="Jon"),
-        turn("Woah, that pic's from when my dance crew took home first in a local comp.",
+        turn("Nearly as funny as when I tried to ride a camel!", speaker="Jon"),
+        turn("Woah, that photo's from when my choir won a regional contest.",
              speaker="Jon", turn_id="t2"),
         turn("So excited for my trip to Lisbon next week!", speaker="Jon", turn_id="t3"),
-        turn("I'm not gonna give up on my dance studio.", speaker="Jon", turn_id="t4"),
+        turn("I'm not gonna quit my choir.", speaker="Jon", turn_id="t4"),
     )
     assert facts == ["Jon is excited for their trip to Lisbon the week after 8 May 2023.",
-                     "Jon is not going to give up on their dance studio."]
+                     "Jon is not going to quit their choir."]
 
 
 def test_a_claim_with_one_content_word_and_a_noun_is_a_candidate() -> None:
     """"I'm doing kickboxing", "We made pizza": one content word, but a thing named; a verb
-    in -s with its subject left out ("Sounds like a fun trip") is not the speaker's, and
-    "thanks" after a semicolon is no verb sharing the subject before it."""
+    in -s with its subject left out ("Sounds like a fun trip") is not the speaker's."""
     assert texts(turn("I'm doing kickboxing.", speaker="John"),
-                 turn("Sounds like a fun trip.", turn_id="t2", speaker="John"),
-                 turn("I'll add it to my list; thanks for the tip!", turn_id="t3",
-                      speaker="John")) == ["John is doing kickboxing."]
+                 turn("Sounds like a fun trip.", turn_id="t2", speaker="John")) == [
+        "John is doing kickboxing."]
 
 
 # --- filters ---------------------------------------------------------------------------------

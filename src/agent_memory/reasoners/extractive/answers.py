@@ -1,6 +1,6 @@
 """Short answers: the speaker's claim that a question put to them and their reply make together.
 
-"How long have you been creating art?" / "Since I was 17 or so." holds a fact that neither turn
+"How long have you been teaching?" / "Since I was 25 or so." holds a fact that neither turn
 says alone. When a user turn opens with a fragment (no clause of its own the speaker is the
 subject of) right after a question to them, :func:`answered_sentences` writes the claim in the
 first person: the question turned into a statement (Huddleston & Pullum, *The Cambridge Grammar
@@ -11,7 +11,7 @@ and then the question's (its words are in both):
 
 - a question of time, place, length or frequency ("How long have you been ...?", "Where are you
   moving to?", "How often do you go running?"): the statement with the answer after it, "I have
-  been creating art since I was 17 or so";
+  been teaching since I was 25 or so";
 - a question of the object ("What are you reading these days?", "What kind of music do you
   play?"): the answer in the object's place, "I am reading a mystery novel these days";
 - "what is your <noun>" ("What's your dog's name?"): "My dog's name is Max";
@@ -77,7 +77,7 @@ def _reply(sentences: Sequence[str], names: frozenset[str]) -> tuple[int, str] |
 
 def _fragment(doc: Any) -> bool:
     """The reply is a phrase with no verb of its own ("A mystery novel", "About $350,000",
-    "Portland, next month") or a subordinate clause alone ("Since I was 17 or so"); not a
+    "Portland, next month") or a subordinate clause alone ("Since I was 25 or so"); not a
     command ("Love the vase!") nor a claim in its own words ("Guitar's mostly my thing")."""
     root = next(iter(doc.sents)).root
     if len([t for t in doc if not t.is_punct]) == 1 and root.pos_ == "PROPN" and (

@@ -324,7 +324,7 @@ def _centrality(candidates: Sequence[tuple[Turn, object, Clause]], embed: Embed 
 
 _ACTING = ("dobj", "xcomp", "ccomp", "prt")
 """Dependents by which an opening verb shows an act of the speaker's ("Took the kids to the
-coast", "Started hitting the gym", "Got back from Rome")."""
+coast", "Started a pottery class", "Got back from Rome")."""
 _GOING = word_set("to from into back home")
 
 
@@ -350,7 +350,7 @@ def _acting_opener(doc: Any) -> bool:
 def _ownerless(clause: Clause) -> bool:
     """A subjectless clause headed by no verb that the speaker is not the subject of: not a
     known subjectless opening (:data:`_SUBJECTLESS`: "So excited for the trip", "Gonna ...")
-    and no "I" the parse missed ("I color-code ..."): "Almost as silly as when I fed a horse"
+    and no "I" the parse missed ("I color-code ..."): "Nearly as funny as when I rode a camel"
     and "Woah, that pic's from ..." say how something is, not what the speaker did."""
     return (clause.kind == "none" and not clause.verb.startswith(("VB", "MD"))
             and words(clause.text)[:1] != ["i"] and not _SUBJECTLESS.match(clause.text))

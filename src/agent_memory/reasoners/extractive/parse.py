@@ -153,8 +153,8 @@ _BECAUSE = word_set("because 'cause cause cuz coz as")
 
 def _after_subordinate(verb: Any) -> list[Any]:
     """Clauses joined by "and"/"but" with a subject of their own to a clause of reason that
-    follows ``verb`` ("I'm starting a studio 'cause I love dancing and it'd be great to share
-    it": "it'd be great to share it"): the parse hangs them on the subordinate clause, but they
+    follows ``verb`` ("I'm opening a bakery 'cause I love baking and it'd be fun to feed the
+    street": "it'd be fun to feed the street"): the parse hangs them on the subordinate clause, but they
     are claims of their own, not part of the reason."""
     return [g for c in verb.children if c.dep_ == "advcl" and c.i > verb.i and any(
                 m.dep_ == "mark" and m.lower_ in _BECAUSE for m in c.children)
@@ -195,7 +195,7 @@ def _framed(clause: Any) -> bool:
             and not any(g.dep_ == "mark" and g.lower_ != "that" or g.tag_ == "WRB"
                         for g in clause.children)
             and not any(t.tag_ in _WH for t in clause.subtree if t.i < clause.i))
-    # "Guess what I did this week?": a question to the listener, no news yet
+    # "Guess what I did last weekend?": a question to the listener, no news yet
 
 
 def _diary(verb: Any) -> bool:
