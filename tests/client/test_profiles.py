@@ -198,8 +198,12 @@ async def test_one_profile_per_speaker_on_locomo(tmp_path, local_embedder, locom
         assert count_tokens(profile.content) <= settings.profile_max_tokens
         shown = [i for f in profile.fields for i in f.facts]
         assert shown and set(shown) <= set(profile.sources)
-        for fact_id in shown:  # a speaker's profile holds only what that speaker said
-            assert all(turns[e].speaker == profile.subject for e in facts[fact_id].evidence)
+        for fact_id in shown:  # a speaker's profile holds only what that speaker said; a
+            # short answer also cites the other speaker's question after the answer
+            first, *rest = facts[fact_id].evidence
+            assert turns[first].speaker == profile.subject
+            assert all(turns[e].speaker == profile.subject
+                       or "?" in turns[e].content for e in rest)
         labels = {f.name: f.label for f in schema_fields()}
         assert profile.content == "\n".join(f"{labels[f.name]}: {f.text}"
                                              for f in profile.fields)
