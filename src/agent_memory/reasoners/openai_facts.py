@@ -135,7 +135,7 @@ def dropped_time(text: str, turn: Turn) -> DateMention | None:
     resolved = resolve_dates(source[:1].lower() + source[1:], turn.created_at)
     said = [m for m in resolved.mentions if m.date is not None and m.replacement != m.phrase
             and m.date <= turn.created_at.date()]
-    if len(said) != 1 or not said[0].replacement.split()[0].lower() in _TIME_OPENERS | {
+    if len(said) != 1 or said[0].replacement.split()[0].lower() not in _TIME_OPENERS | {
             name.lower() for name in _CALENDAR}:
         return None  # a bare "2024" from "since last year" would need its preposition
     fact, sentence = parse([text, resolved.text])

@@ -35,10 +35,11 @@ from itertools import pairwise
 from typing import Any
 
 from ...models import Role, Turn
+from .lexicon import BE, NAME_LABELS, WH_TAGS
 from .parse import clauses, parse
+from .person import SELF_WORDS
 from .sentences import content_terms, word_set, words
 
-_WH = ("WDT", "WP", "WP$", "WRB")
 _ASKED_ADVERBS = word_set("when where")
 """Interrogative adverbs whose answer is a phrase of time or place, said after the statement."""
 _ASKED_DEGREE = word_set("long often many much far old")
@@ -46,8 +47,7 @@ _ASKED_DEGREE = word_set("long often many much far old")
 _QUESTION_ONLY = word_set("any ever")
 """Words a question takes that its statement does not ("Do you have any pets?")."""
 _DO = word_set("do does")
-_SPEAKER_WORDS = word_set("i me my mine we us our ours")
-_ASKER_WORDS = _SPEAKER_WORDS | word_set("myself ourselves")
+_ASKER_WORDS = SELF_WORDS | word_set("myself ourselves")
 """The asker's own words in a question: the statement cannot take them over."""
 _UNSURE = word_set("no not n't never nothing none nah nope dunno unsure idk")
 """Words of a reply that does not answer ("Not sure yet", "No idea", "Nothing yet")."""
@@ -88,7 +88,7 @@ def _fragment(doc: Any) -> bool:
         return False
     found = clauses([doc])[0]
     return subordinate or not any(c.kind in ("self", "own", "group") for c in found) and not (
-        _SPEAKER_WORDS & set(words(doc.text)))
+        SELF_WORDS & set(words(doc.text)))
 
 
 _AGREEING = {"are": "am", "'re": "'m", "were": "was"}
@@ -110,9 +110,6 @@ def _written(tokens: Sequence[Any], verb: Any | None = None) -> str:
     return out
 
 
-_NAMES = word_set("PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LANGUAGE")
-
-
 def _answer_text(doc: Any) -> str:
     """The reply's words without the closing mark."""
     return doc.text.strip().rstrip("!.?\u2026 ").strip()
@@ -127,7 +124,7 @@ def _cased(made: str | None, answer: str) -> str | None:
     (doc,) = parse([made])
     first = next((t for t in doc if t.idx >= at), None)
     if first is None or first.text == "I" or first.pos_ == "PROPN" or first.tag_ in (
-            "NNP", "NNPS") or first.ent_type_.lower() in _NAMES:
+            "NNP", "NNPS") or first.ent_type_ in NAME_LABELS:
         return made
     return made[:at] + made[at].lower() + made[at + 1:]
 
@@ -148,7 +145,7 @@ def _statement(question: Any, reply: Any, yes: bool) -> str | None:
     if inverted is None or inverted.lower_ == "did" or inverted.tag_ == "MD":
         return None  # not inverted ("You moved?"); "did": the statement needs the past form;
         # "Could you share ...?", "Would you like ...?": a request, not a question of fact
-    wh = next((t for t in sentence if t.tag_ in _WH and t.i < inverted.i), None)
+    wh = next((t for t in sentence if t.tag_ in WH_TAGS and t.i < inverted.i), None)
     phrase = wh
     while phrase is not None and phrase.head != root and phrase.head != phrase:
         phrase = phrase.head
@@ -168,7 +165,7 @@ def _statement(question: Any, reply: Any, yes: bool) -> str | None:
     answer = _answer_text(reply)
     if not answer:
         return None
-    if root.lemma_ == "be" and wh is not None and subject.lower_ != "you" and (
+    if root.lower_ in BE and wh is not None and subject.lower_ != "you" and (
             phrase.dep_ == "attr" and wh.lower_ in ("what", "who")
             or phrase.dep_ == "advmod" and wh.lower_ in _ASKED_ADVERBS):
         if not any(t.lower_ == "your" for t in subject.subtree):

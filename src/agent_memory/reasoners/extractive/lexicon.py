@@ -21,6 +21,10 @@ STOP = word_set(
     just always usually often is are be been being am was were has have had does do did
     their his her its them they it this that these those""")
 BE = word_set("am 'm is 's are 're was were be been being")
+NAME_LABELS = word_set("PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LANGUAGE")
+"""spaCy entity labels of names (people, places, organisations, works), not amounts or times."""
+WH_TAGS = frozenset(("WP", "WDT", "WP$", "WRB"))
+"""Penn tags of interrogative and relative words ("what", "which", "whose", "how")."""
 DEMONSTRATIVES = word_set("this that these those")
 """The forms of "be", contracted ones included."""
 LIGHT = word_set("be is are was were am been being have has had having do does did get gets "

@@ -34,7 +34,7 @@ from typing import Any
 from ...errors import ConfigError
 from ...text.dates import HABIT
 from .lexicon import BE as _BE
-from .lexicon import DEMONSTRATIVES, past_form
+from .lexicon import DEMONSTRATIVES, WH_TAGS, past_form
 from .person import EVENT_PAST, SAME_PAST
 from .reference import article, indefinite
 from .sentences import word_set
@@ -194,7 +194,7 @@ def _framed(clause: Any) -> bool:
                     for g in c.children)  # "I got engaged": "I" hangs on "got" in the parse
             and not any(g.dep_ == "mark" and g.lower_ != "that" or g.tag_ == "WRB"
                         for g in clause.children)
-            and not any(t.tag_ in _WH for t in clause.subtree if t.i < clause.i))
+            and not any(t.tag_ in WH_TAGS for t in clause.subtree if t.i < clause.i))
     # "Guess what I did last weekend?": a question to the listener, no news yet
 
 
@@ -243,7 +243,6 @@ def _consequence(clause: Any, verb: Any) -> bool:
 
 
 _SO_INVERTING = word_set("so neither nor")
-_WH = ("WP", "WDT", "WP$", "WRB")
 
 
 def _so_inverted(verb: Any) -> bool:

@@ -21,13 +21,13 @@ import numpy as np
 
 from ...embedders.base import Embedder
 from ...errors import ModelUnavailableError
+from .lexicon import NAME_LABELS
 from .parse import KINDS, Clause
 from .person import YOU_WORDS
 from .sentences import content_terms, word_set, words
 
 WEIGHTS = Path(__file__).with_name("clause_selector.npz")
 """The shipped weights: ``coef`` (n_features,), ``intercept`` (1,)."""
-_NAMED = word_set("PERSON NORP FAC ORG GPE LOC PRODUCT EVENT WORK_OF_ART LANGUAGE")
 _AMOUNT = word_set("CARDINAL QUANTITY MONEY PERCENT ORDINAL")
 _TIME = frozenset(("DATE", "TIME"))
 _TENSES = (("VBD", "VBN"), ("VBP", "VBZ"), ("MD",), ("VBG",))
@@ -72,7 +72,7 @@ def candidate(clause: Clause) -> bool:
         return False
     terms = content_terms(clause.text)
     if clause.copular and clause.kind == "self" or clause.kind == "self" and (
-            clause.verb == "VBN" and not clause.negated or _NAMED.intersection(clause.entities)):
+            clause.verb == "VBN" and not clause.negated or NAME_LABELS.intersection(clause.entities)):
         return bool(terms)  # "I'm vegetarian"; a change the speaker went through, in the
         # passive: "I got engaged", "I was promoted" (not "I tried"); "I was in Chicago"
     return len(terms) >= 2 and (clause.nouns > 0 or clause.kind == "self") or (
@@ -86,7 +86,7 @@ def parse_features(clause: Clause) -> list[float]:
     tense = [float(clause.verb in tags) for tags in _TENSES]
     labels = set(clause.entities)
     return [*(float(clause.kind == k) for k in KINDS), *tense, float(clause.negated),
-            float(bool(labels & _NAMED)), float(bool(labels & _AMOUNT)),
+            float(bool(labels & NAME_LABELS)), float(bool(labels & _AMOUNT)),
             float(bool(labels & _TIME)), float(clause.question),
             float(any(w.strip(",.!?") in YOU_WORDS for w in words)), math.log1p(len(words)),
             math.log1p(clause.nouns), float(min(clause.anaphora, 3)), float(clause.copular)]
