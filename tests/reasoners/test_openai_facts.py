@@ -51,6 +51,14 @@ def _fact(text: str, evidence: str, occurred_at: str | None = None) -> dict:
     return {"text": text, "subject": "Priya", "evidence": [evidence], "occurred_at": occurred_at}
 
 
+async def _written_from(said: str, *facts: str) -> list[FactDraft]:
+    """The stored drafts when a scripted model answers ``facts`` (each citing the one turn)
+    for a single user turn saying ``said``."""
+    chat = ScriptedChatModel([{"facts": [_fact(text, "s2:0") for text in facts]}])
+    return (await OpenAIReasoner("qwen-test", client=chat.async_client())
+            .extract_facts(_turns(("user", said)))).facts
+
+
 async def test_relative_dates_are_resolved_against_the_cited_turn():
     chat = ScriptedChatModel([{"facts": [
         _fact("Priya looked at her pension statement last week.", "s2:0"),
@@ -76,26 +84,15 @@ async def test_a_time_the_model_left_out_of_a_past_event_is_put_back():
     """A 1.5B model wrote "Priya paid off $5,000 of her student loan." for "... yesterday":
     the time of the sentence the fact is drawn from is put back, resolved; a fact in the
     present ("has $7,000 left") or naming its own time is left alone."""
-    said = ("Good news! I paid off $5,000 of the student loan yesterday, so I have $7,000 "
-            "left. On Friday I met my new advisor.")
-    turns = _turns(("user", said))
-    chat = ScriptedChatModel([{"facts": [
-        _fact("Priya paid off $5,000 of her student loan.", "s2:0"),
-        _fact("Priya has $7,000 of student loans left.", "s2:0"),
-        _fact("Priya met her new advisor.", "s2:0"),
-        _fact("Priya met her new advisor in April 2025.", "s2:0"),
-    ]}])
-    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
-             .extract_facts(turns)).facts
-    said = ("I was born in Ohio and moved to Leeds last year. Yesterday I said I was going to "
-            "sell my car.")
-    turns = _turns(("user", said))
-    chat = ScriptedChatModel([{"facts": [
-        _fact("Priya was born in Ohio.", "s2:0"),  # the time is the move's
-        _fact("Priya was going to sell her car.", "s2:0"),  # the time is the saying's
-    ]}])
-    kept = (await OpenAIReasoner("qwen-test", client=chat.async_client())
-            .extract_facts(turns)).facts
+    facts = await _written_from(
+        "Good news! I paid off $5,000 of the student loan yesterday, so I have $7,000 left. On "
+        "Friday I met my new advisor.",
+        "Priya paid off $5,000 of her student loan.", "Priya has $7,000 of student loans left.",
+        "Priya met her new advisor.", "Priya met her new advisor in April 2025.")
+    kept = await _written_from(  # the times are the move's and the saying's
+        "I was born in Ohio and moved to Leeds last year. Yesterday I said I was going to sell "
+        "my car.",
+        "Priya was born in Ohio.", "Priya was going to sell her car.")
     assert [f.text for f in kept] == ["Priya was born in Ohio.",
                                       "Priya was going to sell her car."]
     assert [(f.text, f.occurred_at) for f in facts] == [
@@ -367,17 +364,11 @@ async def test_a_fact_of_two_coordinated_claims_becomes_two_and_a_move_retires_o
     from agent_memory.reasoners.extractive.attributes import AttributeIndex
     from agent_memory.reasoners.extractive.reconcile import reconcile_facts
 
-    said = ("I live in Boston and work as a pharmacist. I have a dog and a cat, I want to buy "
-            "a house and start a family.")
-    turns = _turns(("user", said))
-    chat = ScriptedChatModel([{"facts": [
-        _fact("Priya lives in Boston and works as a pharmacist.", "s2:0"),
-        _fact("Priya has a dog and a cat.", "s2:0"),
-        _fact("Priya wants to buy a house and start a family.", "s2:0"),
-        _fact("Priya moved to Boston and loves it.", "s2:0"),
-    ]}])
-    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
-             .extract_facts(turns)).facts
+    facts = await _written_from(
+        "I live in Boston and work as a pharmacist. I have a dog and a cat, I want to buy a "
+        "house and start a family.",
+        "Priya lives in Boston and works as a pharmacist.", "Priya has a dog and a cat.",
+        "Priya wants to buy a house and start a family.", "Priya moved to Boston and loves it.")
     assert [f.text for f in facts] == [
         "Priya lives in Boston.", "Priya works as a pharmacist.", "Priya has a dog and a cat.",
         "Priya wants to buy a house and start a family.", "Priya moved to Boston and loves it."]
