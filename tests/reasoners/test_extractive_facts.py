@@ -173,8 +173,8 @@ def test_a_sentence_in_the_past_with_its_speaker_left_out_is_the_speakers_claim(
 
 
 def test_a_clause_joined_to_a_reason_is_not_part_of_the_reason() -> None:
-    """ "and it'd be fun to feed the whole street" hangs on the "'cause" clause in the parse; it is a
-    remark of its own, so the reason before it keeps its fact, with "'cause" written out."""
+    """ "and it'd be fun to feed the whole street" hangs on the "'cause" clause in the parse; it
+    is a remark of its own, so the reason before it keeps its fact, with "'cause" written out."""
     assert texts(turn("Sorry to hear that! I'm opening a bakery 'cause I'm passionate about "
                       "baking and it'd be fun to feed the whole street.", speaker="Jon")) == [
         "Jon is opening a bakery because they are passionate about baking."]

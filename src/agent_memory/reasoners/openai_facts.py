@@ -118,9 +118,9 @@ def dropped_time(text: str, turn: Turn) -> DateMention | None:
     sharing the most content terms, at least :data:`MIN_SHARED_TERMS`), resolved against the
     turn's time and not after it, when that time belongs to the fact's own verb: the verb it
     hangs on in the sentence's parse is the fact's main verb (the same past form), and no
-    other verb of the sentence is ("I paid off $5,000 yesterday" for "Priya paid off $5,000"; not "I was
-    born in Ohio and moved last year" for "Priya was born in Ohio", nor "Yesterday I said I
-    was going to sell my car" for "Priya was going to sell her car"). ``None`` when the fact
+    other verb of the sentence is ("I paid off $5,000 yesterday" for "Priya paid off
+    $5,000"; not "I was born in Ohio and moved last year" for "Priya was born in Ohio", nor
+    "Yesterday I said I was going to sell my car" for "Priya was going to sell her car"). ``None`` when the fact
     names a time already, is not in the past tense (its main verb or auxiliary by the parse:
     "Priya has $7,000 left" is not), or no time qualifies. Parses (spaCy): call it off the
     event loop."""

@@ -154,8 +154,8 @@ _BECAUSE = word_set("because 'cause cause cuz coz as")
 def _after_subordinate(verb: Any) -> list[Any]:
     """Clauses joined by "and"/"but" with a subject of their own to a clause of reason that
     follows ``verb`` ("I'm opening a bakery 'cause I love baking and it'd be fun to feed the
-    street": "it'd be fun to feed the street"): the parse hangs them on the subordinate clause, but they
-    are claims of their own, not part of the reason."""
+    street": "it'd be fun to feed the street"): the parse hangs them on the subordinate
+    clause, but they are claims of their own, not part of the reason."""
     return [g for c in verb.children if c.dep_ == "advcl" and c.i > verb.i and any(
                 m.dep_ == "mark" and m.lower_ in _BECAUSE for m in c.children)
             for g in c.children if g.dep_ == "conj" and g.pos_ in ("VERB", "AUX")

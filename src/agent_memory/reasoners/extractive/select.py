@@ -72,7 +72,8 @@ def candidate(clause: Clause) -> bool:
         return False
     terms = content_terms(clause.text)
     if clause.copular and clause.kind == "self" or clause.kind == "self" and (
-            clause.verb == "VBN" and not clause.negated or NAME_LABELS.intersection(clause.entities)):
+            clause.verb == "VBN" and not clause.negated
+            or NAME_LABELS.intersection(clause.entities)):
         return bool(terms)  # "I'm vegetarian"; a change the speaker went through, in the
         # passive: "I got engaged", "I was promoted" (not "I tried"); "I was in Chicago"
     return len(terms) >= 2 and (clause.nouns > 0 or clause.kind == "self") or (
