@@ -110,6 +110,11 @@ def absolute_dates(fact: FactDraft, turn: Turn) -> FactDraft:
 
 MIN_SHARED_TERMS = 2
 """Content terms a fact must share with a sentence of its turn to be read as drawn from it."""
+_CALENDAR = frozenset((*calendar.day_name, *calendar.month_name[1:]))
+_TIME_OPENERS = frozenset(("on", "in", "the", "at", "during", "around", "about", "early",
+                           "late", "last", "this", "a", *(n.lower() for n in _CALENDAR)))
+"""First words of a resolved time that make a phrase of its own at the end of a sentence (a
+day or month name too: "Friday 30 May 2025" is given "on")."""
 
 
 def dropped_time(text: str, turn: Turn) -> DateMention | None:
@@ -120,10 +125,10 @@ def dropped_time(text: str, turn: Turn) -> DateMention | None:
     hangs on in the sentence's parse is the fact's main verb (the same past form), and no
     other verb of the sentence is ("I paid off $5,000 yesterday" for "Priya paid off
     $5,000"; not "I was born in Ohio and moved last year" for "Priya was born in Ohio", nor
-    "Yesterday I said I was going to sell my car" for "Priya was going to sell her car"). ``None`` when the fact
-    names a time already, is not in the past tense (its main verb or auxiliary by the parse:
-    "Priya has $7,000 left" is not), or no time qualifies. Parses (spaCy): call it off the
-    event loop."""
+    "Yesterday I said I was going to sell my car" for "Priya was going to sell her car").
+    ``None`` when the fact names a time already, is not in the past tense (its main verb or
+    auxiliary by the parse: "Priya has $7,000 left" is not), or no time qualifies. Parses
+    (spaCy): call it off the event loop."""
     if resolve_dates(text, turn.created_at).mentions or not PAST_TENSE.search(text):
         return None
     terms = set(content_terms(text))
@@ -135,8 +140,7 @@ def dropped_time(text: str, turn: Turn) -> DateMention | None:
     resolved = resolve_dates(source[:1].lower() + source[1:], turn.created_at)
     said = [m for m in resolved.mentions if m.date is not None and m.replacement != m.phrase
             and m.date <= turn.created_at.date()]
-    if len(said) != 1 or said[0].replacement.split()[0].lower() not in _TIME_OPENERS | {
-            name.lower() for name in _CALENDAR}:
+    if len(said) != 1 or said[0].replacement.split()[0].lower() not in _TIME_OPENERS:
         return None  # a bare "2024" from "since last year" would need its preposition
     fact, sentence = parse([text, resolved.text])
     if any(e.label_ in ("DATE", "TIME") for e in fact.ents):
@@ -152,13 +156,6 @@ def dropped_time(text: str, turn: Turn) -> DateMention | None:
     same = [t for t in sentence if t.pos_ in ("VERB", "AUX") and t.lower_ == root.lower_]
     return said[0] if token is not None and same == [token] else None
 
-
-_TIME_OPENERS = frozenset(("on", "in", "the", "at", "during", "around", "about", "early",
-                           "late", "last", "this", "a"))
-"""First words of a resolved time that make a phrase of its own at the end of a sentence."""
-
-
-_CALENDAR = frozenset((*calendar.day_name, *calendar.month_name[1:]))
 
 
 def _phrase(mention: DateMention) -> str:
