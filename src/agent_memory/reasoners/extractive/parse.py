@@ -189,9 +189,7 @@ def _framed(clause: Any) -> bool:
     """``clause`` is the speaker's news inside a frame (:func:`_frame`): its complement, with
     a subject of its own and no subordinator but "that" ("Remember (that) I start in May")."""
     return (clause.dep_ == "ccomp" and _frame(clause.head)
-            and any(g.dep_ in _SUBJECTS for c in (clause, *(a for a in clause.children
-                                                           if a.dep_.startswith("aux")))
-                    for g in c.children)  # "I got engaged": "I" hangs on "got" in the parse
+            and _subject_of(clause) is not None
             and not any(g.dep_ == "mark" and g.lower_ != "that" or g.tag_ == "WRB"
                         for g in clause.children)
             and not any(t.tag_ in WH_TAGS for t in clause.subtree if t.i < clause.i))
@@ -242,7 +240,16 @@ def _consequence(clause: Any, verb: Any) -> bool:
             and any(g.dep_ in _SUBJECTS for g in clause.children))
 
 
+def _subject_of(verb: Any) -> Any | None:
+    """The subject of ``verb``'s clause, also when the parse hung it on a passive auxiliary
+    ("I got engaged": "I" on "got"), or ``None``."""
+    return next((c for c in verb.children if c.dep_ in _SUBJECTS), None) or next(
+        (g for c in verb.children if c.dep_ == "auxpass" for g in c.children
+         if g.dep_ in _SUBJECTS), None)
+
+
 _SO_INVERTING = word_set("so neither nor")
+_DO = word_set("do does did")
 
 
 def _so_inverted(verb: Any) -> bool:
@@ -250,7 +257,7 @@ def _so_inverted(verb: Any) -> bool:
     comes after it and the predicate is the clause before's, so it shares no subject."""
     first = min([verb, *(c for c in verb.children if c.dep_ == "aux")], key=lambda t: t.i)
     return (first.i > 0 and first.doc[first.i - 1].lower_ in _SO_INVERTING
-            and (first.lemma_ in ("do", "be", "have") or first.tag_ == "MD"))
+            and (first.lower_ in _DO | _BE | _HAVE or first.tag_ == "MD"))
 
 
 def _contracted(verb: Any) -> bool:
@@ -382,9 +389,7 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str],
             taken: frozenset[int] = frozenset()) -> tuple[list[Any], Any | None]:
     """The tokens of ``verb``'s clause and its subject (``None`` when it has none), without the
     tokens ``taken`` by a later clause (:func:`_stolen_subject`)."""
-    subject = next((c for c in verb.children if c.dep_ in _SUBJECTS), None) or next(
-        (g for c in verb.children if c.dep_ == "auxpass" for g in c.children
-         if g.dep_ in _SUBJECTS), None)  # "I got engaged": "I" hangs on "got" in the parse
+    subject = _subject_of(verb)
     skip: set[int] = set(taken)
     for later in (c for c in verb.children if c.i in heads):
         skip.update(t.i for t in _fronted(later))
