@@ -39,6 +39,17 @@ def _statement(question: str, reply: str) -> str | None:
     ("So, do you have any pets?", "Yup, I do.", "I have pets"),
     ("Have you ever been to Lisbon?", "Yes!", "I have been to Lisbon"),
     ("Are you a nurse?", "Yes, I am.", "I am a nurse"),
+    # "did": the verb in its simple past, irregular forms included
+    ("When did you start painting?", "In 2019.", "I started painting in 2019"),
+    ("What did you study at uni?", "Mostly chemistry.", "I studied mostly chemistry at uni"),
+    ("How many kids did you have?", "Two.", "I had two kids"),
+    ("Did you finish the race?", "Yes!", "I finished the race"),
+    # "where" answered by a bare place: the preposition the verb takes
+    ("Where do you live?", "Leeds.", "I live in Leeds"),
+    ("Where did you grow up?", "In Ohio.", "I grew up in Ohio"),
+    ("Where did you go last weekend?", "Brighton.", "I went last weekend to Brighton"),
+    ("Where are you moving?", "Portland.", "I am moving to Portland"),
+    ("Where did you go?", "Back home.", "I went back home"),
 ])
 def test_a_question_and_its_short_answer_make_a_first_person_claim(
         question: str, reply: str, expected: str) -> None:
@@ -47,8 +58,10 @@ def test_a_question_and_its_short_answer_make_a_first_person_claim(
 
 @pytest.mark.parametrize(("question", "reply"), [
     ("How was the trip?", "Amazing!"),  # a manner question: the answer judges
-    ("Why did you move?", "For work."),  # "did": the statement needs the past form
-    ("When did you start painting?", "In 2019."),
+    ("Why did you move?", "For work."),  # a reason: the answer is no part of the statement
+    ("Did you?", "Yes."),  # no verb to put in the past
+    ("What games did you all play?", "Charades, mostly."),  # the listener's group
+    ("Where are you guys staying?", "A cabin by the lake."),
     ("What's the plan?", "Pizza."),  # not about the listener
     ("Do you have any pets?", "Not really."),  # no "yes"
 ])
@@ -93,6 +106,15 @@ def test_a_short_answer_to_the_assistant_is_the_users_fact() -> None:
 def test_no_claim_from_a_non_answer_the_askers_words_a_request_or_another_addressee(
         question: str, reply: str) -> None:
     assert _facts(("Jon", question), ("Maria", reply)) == []
+
+
+def test_a_did_question_and_its_answer_make_a_fact_in_the_past() -> None:
+    """The assistant asks with "did", the user answers in a few words: the fact is in the
+    past tense, with the irregular form where the verb has one."""
+    assert _facts(("assistant", "When did you move to Leeds?"), ("Priya", "In 2021.")) == [
+        ("Priya", "Priya moved to Leeds in 2021.")]
+    assert _facts(("assistant", "Where did you meet your husband?"), ("Priya", "At uni.")) == [
+        ("Priya", "Priya met their husband at uni.")]
 
 
 def test_the_claim_is_spaced_and_keeps_a_place_name() -> None:

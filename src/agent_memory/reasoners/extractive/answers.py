@@ -23,8 +23,12 @@ words are read), "no" answers and replies that do not answer ("Not sure yet", "N
 questions whose subject is not "you", "why" and manner questions ("How was the trip?"),
 requests ("Could you share ...?", "Would you like ...?"), questions with the asker's own words
 ("How long have you known my brother?": "my" cannot become the answerer's), questions that call
-out another person ("Gina, do you ...?" answered by Maria), and questions with "did": the
-statement needs the verb's past form.
+out another person ("Gina, do you ...?" answered by Maria).
+
+A question with "did" is read as one with "do", the verb written in its simple past
+(LemmInflect, ``getInflection(lemma, "VBD")``): "When did you start painting?" / "In 2019."
+gives "I started painting in 2019"; "Did you finish the race?" / "Yes!" gives "I finished the
+race".
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
+
+from lemminflect import getInflection, getLemma
 
 from ...models import Role, Turn
 from .lexicon import BE, NAME_LABELS, WH_TAGS
@@ -44,6 +50,11 @@ _ASKED_ADVERBS = word_set("when where")
 """Interrogative adverbs whose answer is a phrase of time or place, said after the statement."""
 _ASKED_DEGREE = word_set("long often many much far old")
 """Words after "how" that ask for an amount ("how long", "how often"), not a manner."""
+_MOTION = word_set("go move travel fly head come drive relocate return emigrate")
+"""Verbs of going whose "where" is answered by a place gone to ("to Lisbon"), not one in which
+something happens ("in Leeds")."""
+_PLURAL_YOU = word_set("all guys both two folks")
+"""Words after "you" that make it the listener's group ("you all", "you guys")."""
 _QUESTION_ONLY = word_set("any ever")
 """Words a question takes that its statement does not ("Do you have any pets?")."""
 _DO = word_set("do does")
@@ -95,14 +106,23 @@ _AGREEING = {"are": "am", "'re": "'m", "were": "was"}
 """A form of "be" after "you" and the form it takes after "I"."""
 
 
-def _written(tokens: Sequence[Any], verb: Any | None = None) -> str:
+def _past(verb: Any) -> str:
+    """The simple past of a verb in its base form ("start" -> "started", "go" -> "went"); the
+    word itself when LemmInflect knows no past form of it."""
+    forms = getInflection(verb.lower_, tag="VBD")
+    return forms[0] if forms else verb.text
+
+
+def _written(tokens: Sequence[Any], verb: Any | None = None, past: Any | None = None) -> str:
     """The question's tokens as a statement's words: "you" written "I", ``verb`` (the moved
-    auxiliary or "be") agreeing with "I", a sentence-opening capital lowered; one space between
-    words, none before a contraction or a mark ("I'm", "Tokyo, next month")."""
+    auxiliary or "be") agreeing with "I", ``past`` (the verb of a "did" question) in its simple
+    past, a sentence-opening capital lowered; one space between words, none before a
+    contraction or a mark ("I'm", "Tokyo, next month")."""
     out = ""
     for token in tokens:
         word = _FIRST_PERSON.get(token.lower_) or (
-            _AGREEING.get(token.lower_, token.text) if token is verb else token.text)
+            _AGREEING.get(token.lower_, token.text) if token is verb
+            else _past(token) if past is not None and token.i == past.i else token.text)
         if token.i == token.sent.start and token.tag_ not in ("NNP", "NNPS") and word != "I":
             word = word.lower()
         attached = word[:1] in "',.;:!?%" or word.lower() == "n't"
@@ -140,18 +160,24 @@ def _statement(question: Any, reply: Any, yes: bool) -> str | None:
     subject = next((c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     if root.pos_ not in ("VERB", "AUX") or subject is None:
         return None
+    follower = subject.doc[subject.i + 1] if subject.i + 1 < len(subject.doc) else None
+    if follower is not None and follower.lower_ in _PLURAL_YOU:
+        return None  # "What did you all play?": the listener's group, not the listener
     aux = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < subject.i]
     inverted = aux[0] if aux else root if root.i < subject.i else None
-    if inverted is None or inverted.lower_ == "did" or inverted.tag_ == "MD":
-        return None  # not inverted ("You moved?"); "did": the statement needs the past form;
-        # "Could you share ...?", "Would you like ...?": a request, not a question of fact
+    if inverted is None or inverted.tag_ == "MD":
+        return None  # not inverted ("You moved?"); "Could you share ...?", "Would you like
+        # ...?": a request, not a question of fact
+    past = root if inverted.lower_ == "did" and root.tag_ == "VB" else None
+    if inverted.lower_ == "did" and past is None:
+        return None  # "Did you?": no verb to put in the past
     wh = next((t for t in sentence if t.tag_ in WH_TAGS and t.i < inverted.i), None)
     phrase = wh
     while phrase is not None and phrase.head != root and phrase.head != phrase:
         phrase = phrase.head
     asked = {t.i for t in phrase.subtree} if phrase is not None else set()
     opening = phrase.left_edge.i if phrase is not None else inverted.i
-    moved = [] if inverted is root or inverted.lower_ in _DO else [inverted]
+    moved = [] if inverted is root or inverted.lower_ in _DO or past is not None else [inverted]
     rest = [t for t in sentence if t.i >= opening and t.i not in asked and t != subject
             and t not in aux[:1] and not (t.is_punct and t.i == sentence.end - 1)]
     if inverted is root:
@@ -161,7 +187,8 @@ def _statement(question: Any, reply: Any, yes: bool) -> str | None:
     if phrase is None:  # a yes-no question: only a "yes" gives a claim
         if not yes or subject.lower_ != "you":
             return None
-        return _written([*lead, *(t for t in rest if t.lower_ not in _QUESTION_ONLY)], inverted)
+        return _written([*lead, *(t for t in rest if t.lower_ not in _QUESTION_ONLY)],
+                        inverted, past)
     answer = _answer_text(reply)
     if not answer:
         return None
@@ -177,21 +204,36 @@ def _statement(question: Any, reply: Any, yes: bool) -> str | None:
     if phrase.dep_ in ("advmod", "npadvmod") and (
             wh.lower_ in _ASKED_ADVERBS or wh.lower_ == "how" and any(
                 t.lower_ in _ASKED_DEGREE for t in phrase.subtree)):
-        return f"{_written([*lead, *rest], inverted)} {answer}"
+        said = _written([*lead, *rest], inverted, past)
+        return f"{said} {_place_word(root, rest, reply)}{answer}" if wh.lower_ == "where" else (
+            f"{said} {answer}")
     amount = next((t for t in phrase.subtree if t.lower_ in ("many", "much")), None)
     if phrase.dep_ == "dobj" and wh.lower_ == "how" and amount is not None:
         bare = all(t.tag_ == "CD" or t.is_punct or t.pos_ == "ADV" for t in reply)
         counted = [t for t in phrase.subtree if t.i > amount.i] if bare else []  # "Three":
         after = [t for t in rest if t.i > root.i]  # "three kids"; "$28,000 so far" says it
-        parts = [_written([*lead, *(t for t in rest if t.i <= root.i)], inverted), answer,
+        parts = [_written([*lead, *(t for t in rest if t.i <= root.i)], inverted, past),
+                 answer,
                  _written(counted), _written(after)]
         return " ".join(part for part in parts if part)
     if phrase.dep_ in ("dobj", "attr", "pobj") and (wh.lower_ == "what" or wh.dep_ == "det"):
         before = [t for t in rest if t.i <= root.i]
         after = [t for t in rest if t.i > root.i]
-        return " ".join(part for part in (_written([*lead, *before], inverted), answer,
+        return " ".join(part for part in (_written([*lead, *before], inverted, past), answer,
                                           _written(after)) if part)
     return None
+
+
+def _place_word(verb: Any, rest: Sequence[Any], reply: Any) -> str:
+    """The preposition a bare place answering "where" needs after the statement: "to " after
+    a verb of going ("Where did you go?" / "Lisbon." -> "I went to Lisbon"), "in " after any
+    other ("Where do you live?" / "Leeds." -> "I live in Leeds"); none when the question
+    already ends on one ("Where are you moving to?") or the answer opens with one or with an
+    adverb ("In Leeds", "Abroad", "Back home")."""
+    if rest and rest[-1].pos_ == "ADP" or reply[0].pos_ in ("ADP", "ADV", "PART"):
+        return ""
+    lemmas = getLemma(verb.lower_, upos="VERB")
+    return "to " if _MOTION & {verb.lower_, *lemmas} else "in "
 
 
 _VOCATIVE = re.compile(r"^([A-Z][a-z]+),|,\s*([A-Z][a-z]+)\s*\?$")
