@@ -3,7 +3,8 @@
 Each sentence of a user turn that can be the speaker's claim (one with "I", "my", "we"..., or
 opening with the speaker left out: "Gonna try pottery", "Been busy", a verb in the past as in
 a diary: "Started a pottery class last week"; a short answer is read with the question
-before it: "Since I was 17" after "How long have you been painting?", :mod:`.answers`) is
+before it: "Since I was 17" after "How long have you been painting?", :mod:`.answers`; one
+opening with the name of a thing the speaker named is read as "my cat Miso ...", :mod:`.named`) is
 cleaned (leading interjections, labels and vocatives), its relative dates resolved
 (:mod:`agent_memory.text.dates`), and parsed into clauses (:mod:`.parse`). A learned decision
 (:mod:`.select`) gives each clause the probability that it is worth a fact, scaled down for a
@@ -45,6 +46,7 @@ from .answers import answered_sentences
 from .antecedents import GO_WORDS, Context, resolve_ellipsis, resolve_references
 from .embedded import embedded_clauses
 from .lexicon import past_form
+from .named import named_things, owned
 from .parse import Clause, clauses, group_of, parse
 from .person import (
     SAME_PAST,
@@ -403,21 +405,29 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
     said: dict[str, list[str]] = {}  # turn id -> its sentences
     where: list[int] = []  # the number of each pending sentence in its turn
     opened: set[int] = set()  # pending sentences read only for the verb opening them
-    asked: dict[tuple[str, str], str] = {}  # (turn id, short answer's claim) -> question's turn
+    asked: dict[tuple[str, str], str] = {}  # (turn id, a short answer's claim or a sentence
+    # about a named thing) -> the question's turn or the turn that named the thing
     for turn in (t for t in turns if t.role == Role.USER):
         said[turn.id] = split_sentences(spoken(turn.content))
     answers = answered_sentences(  # "Since I was 17" after "How long have you ...?"
         turns, {t.id: said.get(t.id) or split_sentences(spoken(t.content)) for t in turns},
         names, lambda sentence: clean_sentence(sentence, names))
+    things = named_things(said, {t.id: speaker_name(t) for t in turns}, names)  # "my cat Miso"
     for turn in (t for t in turns if t.role == Role.USER):
         for n, k, raw in ((n, k, p) for n, s in enumerate(said[turn.id])
                           for k, p in enumerate(_DASH.split(s))):
             sentence = clean_sentence(_trim_symbols(raw), names)
             first = words(sentence)[:1]
+            mine = None if _SELF_WORDS.intersection(words(sentence)) else owned(
+                sentence, things.get(speaker_name(turn), {}))  # "Miso died" -> "My cat Miso
+            if mine is not None:  # died", citing the turn that named the cat too
+                sentence = mine[0]
             if sentence and (  # a question is parsed too: "Did I tell you I adopted a dog?"
                     _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):
                 pending.append((turn, resolve_dates(sentence, turn.created_at), k > 0))
                 where.append(n)
+                if mine is not None and mine[1] != turn.id:
+                    asked[(turn.id, pending[-1][1].text)] = mine[1]
             elif sentence and first and (past_form(first[0]) or first[0].endswith("ing")):
                 opened.add(len(pending))  # "Started a class.", "Researching agencies.": the
                 # speaker's only if that verb heads the sentence and acts (_acting_opener)

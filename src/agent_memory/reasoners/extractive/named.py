@@ -1,0 +1,111 @@
+"""Named things of a speaker: a pet, a relative, a car the speaker has named, read again by name.
+
+"My cat Miso is 14" names Miso as the speaker's cat; a later "Miso died on Sunday." has no
+"I" or "my" and on its own is nobody's claim. :func:`named_things` reads the names a speaker
+gives their own things in the turns at hand, and :func:`owned` writes a sentence that opens
+with such a name as the speaker would have said it in full: "My cat Miso died on Sunday." It
+then goes through the parse and the learned decision like any other sentence, and a fact from
+it cites the turn that named the thing too, where the word "cat" is.
+
+A name is read from the parse (spaCy ``en_core_web_sm``), in four shapes:
+
+- a noun with "my"/"our" and the name after it: "my cat Miso", "our dog, Pip,";
+- the name with the noun after it: "Miso, my cat, ...";
+- a noun the speaker has "named"/"called" something: "I adopted a cat named Miso";
+- a noun whose name is given: "my dog's name is Pip".
+
+Only a single capitalised word is a name here, and not a speaker's, a place's or a date's;
+the thing is the noun, without its adjectives ("my little sister Lena" is a sister). Names are
+known only within the turns given: a name from an earlier batch or thread is not (the
+reasoner reads one batch of turns at a time and holds nothing between calls).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .parse import parse
+from .sentences import word_set, words
+
+_OWNERS = word_set("my our")
+_NAMING = word_set("named called")
+_NOT_THINGS = frozenset({"DATE", "TIME", "GPE", "LOC", "FAC", "NORP", "EVENT", "MONEY"})
+"""Entity types that are no name of a thing one owns ("my trip Lisbon", "my birthday May")."""
+
+
+def _owned_noun(noun: Any) -> bool:
+    return noun.pos_ == "NOUN" and any(
+        c.dep_ == "poss" and c.lower_ in _OWNERS for c in noun.children)
+
+
+def _name(token: Any, speakers: frozenset[str]) -> bool:
+    return (token.pos_ == "PROPN" or token.tag_ in ("NNP", "NNPS")) and token.text[:1].isupper() \
+        and token.text.isalpha() and token.lower_ not in speakers \
+        and token.ent_type_ not in _NOT_THINGS
+
+
+def _things(doc: Any, speakers: frozenset[str]) -> dict[str, str]:
+    """The names ``doc`` gives to the speaker's things: name (lower case) -> noun."""
+    found: dict[str, str] = {}
+    first_person = bool({"i", "we"} & {t.lower_ for t in doc})
+    for token in doc:
+        if not _name(token, speakers):
+            continue
+        before = doc[token.i - 1] if token.i > 0 else None
+        if before is not None and before.is_punct and token.i > 1:
+            before = doc[token.i - 2]  # "our dog, Pip,"
+        noun = None
+        if before is not None and _owned_noun(before) and token.dep_ in ("appos", "nsubj",
+                                                                         "compound", "npadvmod"):
+            noun = before  # "my cat Miso"
+        elif token.dep_ == "appos" and _owned_noun(token.head):
+            noun = token.head
+        elif owned := next((c for c in token.children
+                            if c.dep_ == "appos" and _owned_noun(c)), None):
+            noun = owned  # "Miso, my cat, ..."
+        elif token.dep_ == "oprd" and token.head.lower_ in _NAMING and first_person and (
+                token.head.head.pos_ == "NOUN"):
+            noun = token.head.head  # "I adopted a cat named Miso"
+        elif token.dep_ == "attr" and token.head.lower_ in ("is", "'s"):
+            subject = next((c for c in token.head.children if c.dep_ == "nsubj"), None)
+            if subject is not None and subject.lower_ == "name" and any(
+                    c.dep_ == "poss" and _owned_noun(c) for c in subject.children):
+                noun = next(c for c in subject.children if c.dep_ == "poss")  # "my dog's name
+        if noun is not None:
+            found.setdefault(token.lower_, noun.lower_)
+    return found
+
+
+def named_things(said: Mapping[str, Sequence[str]], speaker_of: Mapping[str, str],
+                 speakers: frozenset[str]) -> dict[str, dict[str, tuple[str, str]]]:
+    """The names each speaker gives their own things in ``said``.
+
+    Args:
+        said: turn id -> its sentences, in turn order.
+        speaker_of: turn id -> the speaker's name.
+        speakers: the speakers' names (whole and first), lower case: never a thing's name.
+
+    Returns:
+        speaker -> name (lower case) -> (noun, id of the turn that named it): the first
+        naming wins.
+    """
+    with_names = [(turn_id, sentence) for turn_id, sentences in said.items()
+                  for sentence in sentences
+                  if (_OWNERS | _NAMING) & set(words(sentence))]
+    found: dict[str, dict[str, tuple[str, str]]] = {}
+    for (turn_id, _), doc in zip(with_names, parse([s for _, s in with_names]), strict=True):
+        for name, noun in _things(doc, speakers).items():
+            found.setdefault(speaker_of[turn_id], {}).setdefault(name, (noun, turn_id))
+    return found
+
+
+def owned(sentence: str, things: Mapping[str, tuple[str, str]]) -> tuple[str, str] | None:
+    """``sentence`` opening with the name of one of ``things`` (and no "I"/"my" of its own),
+    written with the owner's word before the name: ("My cat Miso died on Sunday.", id of the
+    naming turn); ``None`` when it opens otherwise."""
+    first = [w.removesuffix("'s") for w in words(sentence)[:1]]  # "Miso's vet says ..."
+    if not first or first[0] not in things or not sentence[:1].isupper():
+        return None
+    noun, turn_id = things[first[0]]
+    return f"My {noun} {sentence}", turn_id
