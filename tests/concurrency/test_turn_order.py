@@ -84,9 +84,10 @@ class CountingReasoner(ExtractiveReasoner):
         self.summarized += [t.id for t in turns]
         return await super().summarize_thread(previous, turns, max_tokens)
 
-    async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
+    async def extract_facts(self, turns: Sequence[Turn], context: Sequence[Turn] = ()
+                            ) -> FactExtraction:
         self.extracted += [t.id for t in turns]
-        return await super().extract_facts(turns)
+        return await super().extract_facts(turns, context)
 
 
 async def test_processes_appending_to_one_thread_keep_every_window_exact(

@@ -81,3 +81,35 @@ async def test_the_named_pet_fact_passes_the_grounding_check(memory) -> None:
     stored = {f.content: f.evidence for f in await memory.get_memories("dana", kinds=["fact"])}
     assert stored["The user's cat Miso died on Sunday 10 March 2024."] == [turns[1].id,
                                                                           turns[0].id]
+
+
+async def test_a_window_is_read_with_the_turns_before_it(memory) -> None:
+    """The job worker reads a thread in windows (``after_seq``). A reply whose question, or a
+    sentence whose named pet, is in the window before is still read (the pipeline hands the
+    reasoner the turns before as context); nothing comes again from those turns."""
+    said = [("user", "My cat Miso is 14."),
+            ("assistant", "How long have you lived in Leeds?"),
+            ("user", "Since 2019."), ("user", "Sad news. Miso died on Sunday.")]
+    turns = [await memory.add_turn("dana", "th1", role, text,
+                                   created_at=WHEN + timedelta(minutes=i))
+             for i, (role, text) in enumerate(said)]
+    first = await memory.extract_facts("dana", "th1", after_seq=-1, upto_seq=turns[1].seq)
+    assert {f.content for f in await memory.get_memories("dana", kinds=["fact"])} == {
+        "The user's cat Miso is 14."}
+    second = await memory.extract_facts("dana", "th1", after_seq=turns[1].seq)
+    assert second.turns_read == 2 and second.grounding_rejected == 0
+    stored = {f.content: f.evidence for f in await memory.get_memories("dana", kinds=["fact"])
+              if f.id in second.written}
+    assert stored == {
+        "The user has lived in Leeds since 2019.": [turns[2].id, turns[1].id],
+        "The user's cat Miso died on Sunday 10 March 2024.": [turns[3].id, turns[0].id]}
+    assert first.written and not set(first.written) & set(second.written)
+
+
+def test_context_turns_give_no_fact_of_their_own() -> None:
+    before = _turns(("Dana", "My cat Miso is 14."), ("Dana", "I work as a nurse in Leeds."))
+    after = [t.model_copy(update={"id": f"n{i}"}) for i, t in enumerate(
+        _turns(("Dana", "Miso died on Sunday.")))]
+    facts = extract_facts(after, context=before).facts
+    assert [(f.text, f.evidence) for f in facts] == [
+        ("Dana's cat Miso died on Sunday 10 March 2024.", ["n0", "t0"])]

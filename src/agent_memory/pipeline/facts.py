@@ -29,6 +29,10 @@ from .context import Components, StepResult
 log = logging.getLogger(__name__)
 
 _BATCH_TURNS = 200
+CONTEXT_TURNS = 8
+"""Turns of the thread before a window (``after_seq``, ``recent_k``) or a batch that the
+reasoner reads as the talk before it: the question a short reply answers, a pet named a few
+turns back. No fact comes from them alone; one may cite them beside its own turn."""
 
 
 def _occurred_at(value: str | None) -> datetime | None:
@@ -62,6 +66,10 @@ async def extract_facts(
         after_seq / upto_seq: only turns with ``after_seq < seq <= upto_seq`` (a watermark
             window, used by the job worker).
 
+    The :data:`CONTEXT_TURNS` turns before the window (or before a batch of
+    ``_BATCH_TURNS``) go to the reasoner as context: a reply in the window is read with the
+    question before it, and a fact may cite that turn too.
+
     Returns:
         A :class:`StepResult` with the new fact ids, ``exact_dedup_skipped`` and
         ``grounding_rejected``.
@@ -72,25 +80,30 @@ async def extract_facts(
     """
     user_id = require_scope(user_id)
     thread_id = require_scope(thread_id, "thread_id")
-    turns = [
+    low = None if after_seq is None else after_seq - CONTEXT_TURNS  # the talk before too
+    read = [
         t
         for t in await c.store.list(
             user_id, RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id,
-                                 after_seq=after_seq)
+                                 after_seq=low)
         )
         if isinstance(t, Turn) and (upto_seq is None or t.seq <= upto_seq)
     ]
-    turns.sort(key=lambda t: t.seq)  # turn order (created_at may interleave under writers)
+    read.sort(key=lambda t: t.seq)  # turn order (created_at may interleave under writers)
+    start = sum(1 for t in read if after_seq is not None and t.seq <= after_seq)
     if recent_k is not None:
-        turns = turns[-recent_k:]
+        start = max(start, len(read) - recent_k)
+    turns = read[start:]
     result = StepResult(step="extract_facts", user_id=user_id, thread_id=thread_id)
     result.turns_read = len(turns)
     if not turns:
         return result
-    by_id = {t.id: t for t in turns}
+    by_id = {t.id: t for t in read[max(0, start - CONTEXT_TURNS):]}
     drafts = []
-    for start in range(0, len(turns), _BATCH_TURNS):
-        drafts += (await c.reasoner.extract_facts(turns[start : start + _BATCH_TURNS])).facts
+    for first in range(start, len(read), _BATCH_TURNS):
+        drafts += (await c.reasoner.extract_facts(
+            read[first : first + _BATCH_TURNS],
+            context=read[max(0, first - CONTEXT_TURNS) : first])).facts
 
     # Only the facts sharing a hash with a draft are read (one indexed look-up), never the
     # whole partition.

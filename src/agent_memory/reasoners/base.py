@@ -128,11 +128,16 @@ class Reasoner(ABC):
         """
 
     @abstractmethod
-    async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
+    async def extract_facts(self, turns: Sequence[Turn], context: Sequence[Turn] = ()
+                            ) -> FactExtraction:
         """Extract self-contained facts from ``turns``; each cites its source turn ids.
 
         Relative dates ("yesterday", "last week") are resolved to absolute ones from the
-        turn's ``created_at``; facts are attributed to the named speaker.
+        turn's ``created_at``; facts are attributed to the named speaker. ``context`` holds
+        the turns of the thread just before ``turns`` (when the thread is read in windows):
+        they are read for what ``turns`` refer to (a question a short reply answers, a pet
+        named earlier) and may be cited beside a turn of ``turns``, but no fact comes from
+        them alone.
         """
 
     @abstractmethod

@@ -234,8 +234,10 @@ class OpenAIReasoner(Reasoner):
         messages = prompts.thread_summary_messages(previous, turns, max_tokens, schema)
         return await self.structured(messages, SummaryDraft, check)
 
-    async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
-        """Extract facts citing their turns (see :meth:`Reasoner.extract_facts`).
+    async def extract_facts(self, turns: Sequence[Turn], context: Sequence[Turn] = ()
+                            ) -> FactExtraction:
+        """Extract facts citing their turns (see :meth:`Reasoner.extract_facts`); ``context``
+        is not sent (the prompt holds ``turns`` only, to keep within a small model's window).
 
         Cited ids not among ``turns`` are dropped; a fact left citing none is refused and
         repaired. Relative dates are resolved against the cited turn's time; an

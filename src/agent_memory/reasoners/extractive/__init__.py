@@ -92,11 +92,12 @@ class ExtractiveReasoner(Reasoner):
         or nothing to summarize)."""
         return await run_in_worker(summarize_turns, previous, list(turns), max_tokens)
 
-    async def extract_facts(self, turns: Sequence[Turn]) -> FactExtraction:
+    async def extract_facts(self, turns: Sequence[Turn], context: Sequence[Turn] = ()
+                            ) -> FactExtraction:
         """See :func:`.facts.extract_facts` (the parse and the clause embeddings, always the
         local all-MiniLM-L6-v2 the selector was trained on, run on a worker thread; spaCy
         loads there on first use)."""
-        return await run_in_worker(extract_facts, list(turns))
+        return await run_in_worker(extract_facts, list(turns), None, list(context))
 
     def _field_index(self, fields: Sequence[SchemaField]) -> FieldIndex:
         """The schema's field prototypes, and the learned field model on the local

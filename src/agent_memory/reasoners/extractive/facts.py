@@ -647,7 +647,8 @@ def turn_speakers(turns: Sequence[Turn], speakers: Mapping[str, Speaker] | None 
     return result
 
 
-def extract_facts(turns: Sequence[Turn], embed: Embed | None = None) -> FactExtraction:
+def extract_facts(turns: Sequence[Turn], embed: Embed | None = None,
+                  context: Sequence[Turn] = ()) -> FactExtraction:
     """Facts from the clauses of the user turns in ``turns`` worth a fact, exact duplicates
     removed (see the module docstring).
 
@@ -655,6 +656,9 @@ def extract_facts(turns: Sequence[Turn], embed: Embed | None = None) -> FactExtr
         turns: the turns, in order.
         embed: embeds clause texts with all-MiniLM-L6-v2 for the selector (default the
             process's shared local embedder, :func:`.select.shared_embedder`).
+        context: the turns of the thread just before ``turns``, in order: read as the talk
+            before (the question a short reply answers, a thing named, what "it" stands for;
+            a fact may cite one of them after its own turn), never the source of a fact.
 
     Returns:
         A :class:`FactExtraction` with facts in turn order; a fact repeated verbatim (after
@@ -663,12 +667,15 @@ def extract_facts(turns: Sequence[Turn], embed: Embed | None = None) -> FactExtr
     Raises:
         ConfigError: spaCy or its English model is not installed.
     """
+    read = [*context, *turns]
     names = frozenset(
         part.lower()
-        for turn in turns if turn.speaker
+        for turn in read if turn.speaker
         for part in (turn.speaker, turn.speaker.split()[0])
     )
+    own = {turn.id for turn in turns}
     unique: dict[str, FactDraft] = {}
-    for fact in _extract(turns, names, speakers_of(turns), embed):
-        unique.setdefault(normalize_text(fact.text), fact)
+    for fact in _extract(read, names, speakers_of(read), embed):
+        if fact.evidence[0] in own:
+            unique.setdefault(normalize_text(fact.text), fact)
     return FactExtraction(facts=list(unique.values()))

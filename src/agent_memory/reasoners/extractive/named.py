@@ -16,8 +16,9 @@ A name is read from the parse (spaCy ``en_core_web_sm``), in four shapes:
 
 Only a single capitalised word is a name here, and not a speaker's, a place's or a date's;
 the thing is the noun, without its adjectives ("my little sister Lena" is a sister). Names are
-known only within the turns given: a name from an earlier batch or thread is not (the
-reasoner reads one batch of turns at a time and holds nothing between calls).
+known only within the turns read together (a window of the thread and the turns before it
+that the pipeline hands over as context): a name from an earlier thread is not (the reasoner
+holds nothing between calls).
 """
 
 from __future__ import annotations
