@@ -400,7 +400,9 @@ def _introduction(clause: Clause, speaker: Speaker) -> str | None:
 
 
 def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, Speaker],
-             embed: Embed | None = None) -> list[FactDraft]:
+             embed: Embed | None = None, own: frozenset[str] | None = None) -> list[FactDraft]:
+    """The facts of the turns whose ids are in ``own`` (default all of ``turns``); the others
+    are read as the talk around them only, never parsed for candidates."""
     pending = []  # (turn, sentence with dates resolved, after a dash), in order
     said: dict[str, list[str]] = {}  # turn id -> its sentences
     where: list[int] = []  # the number of each pending sentence in its turn
@@ -413,7 +415,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         turns, {t.id: said.get(t.id) or split_sentences(spoken(t.content)) for t in turns},
         names, lambda sentence: clean_sentence(sentence, names))
     things = named_things(said, {t.id: speaker_name(t) for t in turns}, names)  # "my cat Miso"
-    for turn in (t for t in turns if t.role == Role.USER):
+    for turn in (t for t in turns if t.role == Role.USER and (own is None or t.id in own)):
         for n, k, raw in ((n, k, p) for n, s in enumerate(said[turn.id])
                           for k, p in enumerate(_DASH.split(s))):
             sentence = clean_sentence(_trim_symbols(raw), names)
@@ -673,9 +675,8 @@ def extract_facts(turns: Sequence[Turn], embed: Embed | None = None,
         for turn in read if turn.speaker
         for part in (turn.speaker, turn.speaker.split()[0])
     )
-    own = {turn.id for turn in turns}
     unique: dict[str, FactDraft] = {}
-    for fact in _extract(read, names, speakers_of(read), embed):
-        if fact.evidence[0] in own:
-            unique.setdefault(normalize_text(fact.text), fact)
+    for fact in _extract(read, names, speakers_of(read), embed,
+                         frozenset(turn.id for turn in turns)):
+        unique.setdefault(normalize_text(fact.text), fact)
     return FactExtraction(facts=list(unique.values()))
