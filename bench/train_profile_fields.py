@@ -1,7 +1,8 @@
 """Train the offline reasoner's profile-field model (which field a fact belongs in, or none).
 
-Reads ``data/profile_statements.jsonl``, ``data/profile_statements_more.jsonl`` and
-``data/profile_statements_third.jsonl`` (statements written and labelled for this project:
+Reads ``data/profile_statements.jsonl``, ``data/profile_statements_more.jsonl``,
+``data/profile_statements_third.jsonl`` and ``data/profile_statements_changes.jsonl``
+(statements written and labelled for this project:
 ``text``, ``subject``, ``field`` = a field of the default profile schema or ``none``) and the
 default schema's own prototype statements, embeds each with its subject written as "The
 person" (:func:`agent_memory.reasoners.extractive.field_model.as_generic`, the local
@@ -37,7 +38,7 @@ from agent_memory.reasoners.extractive.select import shared_embedder
 
 DATA = tuple(Path(__file__).resolve().parents[1] / "data" / name for name in (
     "profile_statements.jsonl", "profile_statements_more.jsonl",
-    "profile_statements_third.jsonl"))
+    "profile_statements_third.jsonl", "profile_statements_changes.jsonl"))
 
 
 def load(paths: Sequence[Path]) -> tuple[list[str], list[str]]:

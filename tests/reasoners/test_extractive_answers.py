@@ -60,7 +60,7 @@ def test_a_question_and_its_short_answer_make_a_first_person_claim(
     ("How was the trip?", "Amazing!"),  # a manner question: the answer judges
     ("Why did you move?", "For work."),  # a reason: the answer is no part of the statement
     ("Did you?", "Yes."),  # no verb to put in the past
-    ("What games did you all play?", "Charades, mostly."),  # the listener's group
+    ("Which board games did you all try?", "Chess, mostly."),  # the listener's group
     ("Where are you guys staying?", "A cabin by the lake."),
     ("What's the plan?", "Pizza."),  # not about the listener
     ("Do you have any pets?", "Not really."),  # no "yes"

@@ -10,7 +10,8 @@ the kids" to *hobbies*; "Sam is so excited" and "Sam ate a sandwich at noon" to 
 
 The weights (``profile_fields.npz`` beside this module) are trained by
 ``bench/train_profile_fields.py`` on ``data/profile_statements.jsonl``,
-``data/profile_statements_more.jsonl`` and ``data/profile_statements_third.jsonl``:
+``data/profile_statements_more.jsonl``, ``data/profile_statements_third.jsonl`` and
+``data/profile_statements_changes.jsonl``:
 statements written and labelled for this project, no
 third-party text; the script reports accuracy on held-out folds.
 The model knows the default schema's fields only: a schema with another field falls back to
@@ -43,8 +44,17 @@ filed: only the doubt whether it is profile material at all keeps it out. Chosen
 facts labelled by a reader (``bench/profile_fields_locomo.py``, splits ``tune`` and ``dev``)."""
 
 
+_CHANGE = re.compile(
+    r"(?i)\s*\b(?:(?<!right )(?<!just )now|actually|these days|nowadays|lately)\b,?(?=\W|$)")
+"""Words that tell a fact holds from now on ("loves running now", "actually enjoys",
+"these days"): they say when, not what, so they do not decide the field. "right now" and
+"just now" stay: they mark a moment ("is hungry right now")."""
+
+
 def as_generic(text: str, subject: str | None) -> str:
-    """``text`` with ``subject``'s name (whole or first name) written as :data:`PERSON`."""
+    """``text`` as the model reads it: ``subject``'s name (whole or first name) written as
+    :data:`PERSON`, and the words of change (:data:`_CHANGE`) left out."""
+    text = _CHANGE.sub("", text).strip()
     if not subject:
         return text
     names = sorted({subject, subject.split()[0]}, key=len, reverse=True)
