@@ -38,8 +38,6 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from lemminflect import getInflection, getLemma
-
 from ...models import Role, Turn
 from .lexicon import BE, NAME_LABELS, WH_TAGS
 from .parse import clauses, parse
@@ -109,6 +107,8 @@ _AGREEING = {"are": "am", "'re": "'m", "were": "was"}
 def _past(verb: Any) -> str:
     """The simple past of a verb in its base form ("start" -> "started", "go" -> "went"); the
     word itself when LemmInflect knows no past form of it."""
+    from lemminflect import getInflection  # imported on use: it loads spaCy's extensions
+
     forms = getInflection(verb.lower_, tag="VBD")
     return forms[0] if forms else verb.text
 
@@ -232,6 +232,8 @@ def _place_word(verb: Any, rest: Sequence[Any], reply: Any) -> str:
     adverb ("In Leeds", "Abroad", "Back home")."""
     if rest and rest[-1].pos_ == "ADP" or reply[0].pos_ in ("ADP", "ADV", "PART"):
         return ""
+    from lemminflect import getLemma
+
     lemmas = getLemma(verb.lower_, upos="VERB")
     return "to " if _MOTION & {verb.lower_, *lemmas} else "in "
 
