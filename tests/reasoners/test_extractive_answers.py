@@ -47,7 +47,8 @@ def _statement(question: str, reply: str) -> str | None:
     # "where" answered by a bare place: the preposition the verb takes
     ("Where do you live?", "Leeds.", "I live in Leeds"),
     ("Where did you grow up?", "In Ohio.", "I grew up in Ohio"),
-    ("Where did you go last weekend?", "Brighton.", "I went last weekend to Brighton"),
+    ("Where did you grow up?", "Ohio.", "I grew up in Ohio"),  # "up" is a particle
+    ("When did you move to Leeds?", "2015.", "I moved to Leeds in 2015"),
     ("Where are you moving?", "Portland.", "I am moving to Portland"),
     ("Where did you go?", "Back home.", "I went back home"),
 ])
@@ -62,6 +63,9 @@ def test_a_question_and_its_short_answer_make_a_first_person_claim(
     ("Did you?", "Yes."),  # no verb to put in the past
     ("Which board games did you all try?", "Chess, mostly."),  # the listener's group
     ("Where are you guys staying?", "A cabin by the lake."),
+    ("Where did you go to school?", "Leeds."),  # words after the verb: whose place?
+    ("Where did you take your kids?", "Paris."),
+    ("Didn't you adopt a cat last year?", "Yes!"),  # negated: "yes" may agree either way
     ("What's the plan?", "Pizza."),  # not about the listener
     ("Do you have any pets?", "Not really."),  # no "yes"
 ])

@@ -44,6 +44,26 @@ def test_no_name_from_a_place_a_date_a_speaker_or_someone_elses_thing(sentence: 
     assert named_things({"t0": [sentence]}, {"t0": "Dana"}, frozenset({"dana", "sam"})) == {}
 
 
+@pytest.mark.parametrize(("naming", "later"), [
+    ("I met a woman named Rose at the park.", "Rose is a retired teacher."),  # met, not owned
+    ("I'm reading a book called Dune.", "Dune is one of the best novels ever."),
+    ("My daughter Hope is six.", "Hope the weather holds up for the wedding."),  # no subject
+    ("My dog Max is six.", "Max capacity at the gym is 50 people."),
+    ("My cat Miso is 14.", "Miso, get off the table!"),  # a call to the cat
+    ("My late husband Frank loved jazz.", "Frank Sinatra was his idol."),  # a longer name
+    ("My therapist Dr Lee is great.", "Dr Patel thinks the scan is clear."),
+])
+def test_a_word_that_is_not_the_named_thing_gets_no_owner(naming: str, later: str) -> None:
+    turns = _turns(("Dana", naming), ("Dana", later))
+    assert not any(f.evidence[0] == "t1" and "Dana's" in f.text
+                   for f in extract_facts(turns).facts)
+
+
+def test_a_thing_named_only_after_the_mention_is_not_yet_known() -> None:
+    turns = _turns(("Dana", "Miso died on Sunday."), ("Dana", "My cat Miso was 14."))
+    assert [f.evidence for f in extract_facts(turns).facts] == [["t1"]]
+
+
 def test_a_sentence_opening_with_the_name_is_written_with_the_owner() -> None:
     things = {"miso": ("cat", "t0")}
     assert owned("Miso died on Sunday.", things) == ("My cat Miso died on Sunday.", "t0")
@@ -113,3 +133,17 @@ def test_context_turns_give_no_fact_of_their_own() -> None:
     facts = extract_facts(after, context=before).facts
     assert [(f.text, f.evidence) for f in facts] == [
         ("Dana's cat Miso died on Sunday 10 March 2024.", ["n0", "t0"])]
+
+
+async def test_the_turns_before_a_window_are_found_when_seqs_have_gaps(memory) -> None:
+    """Seqs given by the caller leave gaps: the turns before the window are the last ones at
+    or below the watermark, not the ones within 8 seq numbers of it."""
+    said = ["My cat Miso is 14.", "Work was busy.", "Sad news. Miso died on Sunday."]
+    turns = [await memory.add_turn("dana", "th1", "user", text, seq=20 * i,
+                                   created_at=WHEN + timedelta(minutes=i))
+             for i, text in enumerate(said)]
+    step = await memory.extract_facts("dana", "th1", after_seq=turns[1].seq)
+    assert step.turns_read == 1
+    facts = {f.content: f.evidence for f in await memory.get_memories("dana", kinds=["fact"])}
+    assert facts == {"The user's cat Miso died on Sunday 10 March 2024.": [turns[2].id,
+                                                                          turns[0].id]}

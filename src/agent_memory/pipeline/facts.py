@@ -55,6 +55,21 @@ def valid_from(occurred_at: datetime | None, stated_at: datetime) -> datetime:
     return stated_at
 
 
+async def _thread_turns(c: Components, user_id: str, thread_id: str, after_seq: int | None,
+                        upto_seq: int | None) -> list[Turn]:
+    """The thread's turns with ``after_seq < seq <= upto_seq``, in turn order."""
+    turns = [
+        t
+        for t in await c.store.list(
+            user_id, RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id,
+                                 after_seq=after_seq)
+        )
+        if isinstance(t, Turn) and (upto_seq is None or t.seq <= upto_seq)
+    ]
+    turns.sort(key=lambda t: t.seq)  # turn order (created_at may interleave under writers)
+    return turns
+
+
 async def extract_facts(
     c: Components, user_id: str, thread_id: str, *, recent_k: int | None = None,
     after_seq: int | None = None, upto_seq: int | None = None,
@@ -81,16 +96,13 @@ async def extract_facts(
     user_id = require_scope(user_id)
     thread_id = require_scope(thread_id, "thread_id")
     low = None if after_seq is None else after_seq - CONTEXT_TURNS  # the talk before too
-    read = [
-        t
-        for t in await c.store.list(
-            user_id, RecordQuery(kinds=frozenset({RecordKind.TURN}), thread_id=thread_id,
-                                 after_seq=low)
-        )
-        if isinstance(t, Turn) and (upto_seq is None or t.seq <= upto_seq)
-    ]
-    read.sort(key=lambda t: t.seq)  # turn order (created_at may interleave under writers)
+    read = await _thread_turns(c, user_id, thread_id, low, upto_seq)
     start = sum(1 for t in read if after_seq is not None and t.seq <= after_seq)
+    if low is not None and low >= 0 and start < CONTEXT_TURNS:
+        # seqs with gaps (turns deleted, seqs given by the caller): the turns before the
+        # window are further back; read the thread from its start once
+        read = await _thread_turns(c, user_id, thread_id, None, upto_seq)
+        start = sum(1 for t in read if after_seq is not None and t.seq <= after_seq)
     if recent_k is not None:
         start = max(start, len(read) - recent_k)
     turns = read[start:]

@@ -53,6 +53,11 @@ _MOTION = word_set("go move travel fly head come drive relocate return emigrate"
 something happens ("in Leeds")."""
 _PLURAL_YOU = word_set("all guys both two folks")
 """Words after "you" that make it the listener's group ("you all", "you guys")."""
+_PLACE_ADVERBS = word_set("home downtown abroad overseas upstate uptown away here there "
+                          "nearby locally")
+"""Adverbs of place, which take no preposition ("Home.", "Downtown."): a capitalised reply
+alone can be parsed as a name."""
+_NEGATIVE = word_set("not n't never")
 _QUESTION_ONLY = word_set("any ever")
 """Words a question takes that its statement does not ("Do you have any pets?")."""
 _DO = word_set("do does")
@@ -165,6 +170,8 @@ def _statement(question: Any, reply: Any, yes: bool) -> str | None:
         return None  # "What did you all play?": the listener's group, not the listener
     aux = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < subject.i]
     inverted = aux[0] if aux else root if root.i < subject.i else None
+    if _NEGATIVE & {t.lower_ for t in sentence}:
+        return None  # "Didn't you adopt a cat?": a "yes" may agree either way
     if inverted is None or inverted.tag_ == "MD":
         return None  # not inverted ("You moved?"); "Could you share ...?", "Would you like
         # ...?": a request, not a question of fact
@@ -205,8 +212,12 @@ def _statement(question: Any, reply: Any, yes: bool) -> str | None:
             wh.lower_ in _ASKED_ADVERBS or wh.lower_ == "how" and any(
                 t.lower_ in _ASKED_DEGREE for t in phrase.subtree)):
         said = _written([*lead, *rest], inverted, past)
-        return f"{said} {_place_word(root, rest, reply)}{answer}" if wh.lower_ == "where" else (
-            f"{said} {answer}")
+        if wh.lower_ == "where":
+            word = _place_word(root, rest, reply)
+            return None if word is None else f"{said} {word}{answer}"
+        if wh.lower_ == "when" and re.fullmatch(r"(?:19|20)\d\d", answer):
+            return f"{said} in {answer}"  # "When did you move?" / "2015." -> "in 2015"
+        return f"{said} {answer}"
     amount = next((t for t in phrase.subtree if t.lower_ in ("many", "much")), None)
     if phrase.dep_ == "dobj" and wh.lower_ == "how" and amount is not None:
         bare = all(t.tag_ == "CD" or t.is_punct or t.pos_ == "ADV" for t in reply)
@@ -224,18 +235,29 @@ def _statement(question: Any, reply: Any, yes: bool) -> str | None:
     return None
 
 
-def _place_word(verb: Any, rest: Sequence[Any], reply: Any) -> str:
+def _place_word(verb: Any, rest: Sequence[Any], reply: Any) -> str | None:
     """The preposition a bare place answering "where" needs after the statement: "to " after
-    a verb of going ("Where did you go?" / "Lisbon." -> "I went to Lisbon"), "in " after any
-    other ("Where do you live?" / "Leeds." -> "I live in Leeds"); none when the question
-    already ends on one ("Where are you moving to?") or the answer opens with one or with an
-    adverb ("In Leeds", "Abroad", "Back home")."""
-    if rest and rest[-1].pos_ == "ADP" or reply[0].pos_ in ("ADP", "ADV", "PART"):
+    a verb of going ("Where did you go?" / "Lisbon." -> "I went to Lisbon"), "at " before an
+    organisation ("Where do you work?" / "Google." -> "I work at Google"), "in " otherwise
+    ("Where do you live?" / "Leeds." -> "I live in Leeds", "Where did you grow up?"); none
+    when the question already ends on one ("Where are you moving to?") or the answer opens
+    with one ("In Leeds", "At uni") or is an adverb of place ("Home", "Back home"). ``None``
+    when words follow the verb and the answer is bare ("Where did you go to school?" /
+    "Leeds.", "Where did you take your kids?"): its preposition is not known."""
+    after = [t for t in rest if t.i > verb.i and not t.is_punct]
+    first = reply[0]
+    if first.pos_ == "ADP" or after and after[-1].pos_ == "ADP" and after[-1].dep_ != "prt":
+        return ""  # "At uni.", "Where are you moving to?"
+    if any(t.dep_ != "prt" for t in after):
+        return None
+    if first.pos_ in ("ADV", "PART") or first.lower_ in _PLACE_ADVERBS:
         return ""
     from lemminflect import getLemma
 
     lemmas = getLemma(verb.lower_, upos="VERB")
-    return "to " if _MOTION & {verb.lower_, *lemmas} else "in "
+    if _MOTION & {verb.lower_, *lemmas}:
+        return "to "
+    return "at " if first.ent_type_ == "ORG" else "in "
 
 
 _VOCATIVE = re.compile(r"^([A-Z][a-z]+),|,\s*([A-Z][a-z]+)\s*\?$")

@@ -415,6 +415,7 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         turns, {t.id: said.get(t.id) or split_sentences(spoken(t.content)) for t in turns},
         names, lambda sentence: clean_sentence(sentence, names))
     things = named_things(said, {t.id: speaker_name(t) for t in turns}, names)  # "my cat Miso"
+    order = {t.id: k for k, t in enumerate(turns)}
     for turn in (t for t in turns if t.role == Role.USER and (own is None or t.id in own)):
         for n, k, raw in ((n, k, p) for n, s in enumerate(said[turn.id])
                           for k, p in enumerate(_DASH.split(s))):
@@ -422,7 +423,9 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
             first = words(sentence)[:1]
             mine = None if _SELF_WORDS.intersection(words(sentence)) else owned(
                 sentence, things.get(speaker_name(turn), {}))  # "Miso died" -> "My cat Miso
-            if mine is not None:  # died", citing the turn that named the cat too
+            if mine is not None and order[mine[1]] > order[turn.id]:  # died", citing the turn
+                mine = None  # that named the cat too; named later: not yet known
+            if mine is not None:
                 sentence = mine[0]
             if sentence and (  # a question is parsed too: "Did I tell you I adopted a dog?"
                     _SELF_WORDS.intersection(words(sentence)) or _SUBJECTLESS.match(sentence)):

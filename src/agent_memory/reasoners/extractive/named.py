@@ -11,10 +11,14 @@ A name is read from the parse (spaCy ``en_core_web_sm``), in four shapes:
 
 - a noun with "my"/"our" and the name after it: "my cat Miso", "our dog, Pip,";
 - the name with the noun after it: "Miso, my cat, ...";
-- a noun the speaker has "named"/"called" something: "I adopted a cat named Miso";
+- a noun the speaker has "named"/"called" something, taken as their own: "I adopted a cat
+  named Miso" (not "I met a woman named Rose");
 - a noun whose name is given: "my dog's name is Pip".
 
-Only a single capitalised word is a name here, and not a speaker's, a place's or a date's;
+Only a single capitalised word is a name here (not part of "Dr Lee" or "Mary-Jane"), and not
+a speaker's, a place's or a date's; a later sentence is read only when the name is its
+subject ("Miso died", not "Max capacity is 50" or "Miso, get off the table!") and the thing
+was named in an earlier turn or in the same one;
 the thing is the noun, without its adjectives ("my little sister Lena" is a sister). Names are
 known only within the turns read together (a window of the thread and the turns before it
 that the pipeline hands over as context): a name from an earlier thread is not (the reasoner
@@ -31,6 +35,9 @@ from .sentences import word_set, words
 
 _OWNERS = word_set("my our")
 _NAMING = word_set("named called")
+_TAKING = word_set("have has had got get gets getting adopt adopted adopting rescued rescue "
+                   "bought buy own owned bring brought took take")
+"""Verbs by which a thing "named" or "called" something becomes the speaker's."""
 _NOT_THINGS = frozenset({"DATE", "TIME", "GPE", "LOC", "FAC", "NORP", "EVENT", "MONEY"})
 """Entity types that are no name of a thing one owns ("my trip Lisbon", "my birthday May")."""
 
@@ -40,10 +47,17 @@ def _owned_noun(noun: Any) -> bool:
         c.dep_ == "poss" and c.lower_ in _OWNERS for c in noun.children)
 
 
+def _proper(token: Any) -> bool:
+    return (token.pos_ == "PROPN" or token.tag_ in ("NNP", "NNPS")) and token.text[:1].isupper()
+
+
 def _name(token: Any, speakers: frozenset[str]) -> bool:
-    return (token.pos_ == "PROPN" or token.tag_ in ("NNP", "NNPS")) and token.text[:1].isupper() \
-        and token.text.isalpha() and token.lower_ not in speakers \
-        and token.ent_type_ not in _NOT_THINGS
+    """A one-word name: not part of a longer one ("Dr Lee", "Mary-Jane", "Frank Sinatra")."""
+    doc = token.doc
+    joined = any(0 <= k < len(doc) and (_proper(doc[k]) or doc[k].text == "-")
+                 for k in (token.i - 1, token.i + 1))
+    return _proper(token) and token.text.isalpha() and not joined \
+        and token.lower_ not in speakers and token.ent_type_ not in _NOT_THINGS
 
 
 def _things(doc: Any, speakers: frozenset[str]) -> dict[str, str]:
@@ -66,8 +80,9 @@ def _things(doc: Any, speakers: frozenset[str]) -> dict[str, str]:
                             if c.dep_ == "appos" and _owned_noun(c)), None):
             noun = owned  # "Miso, my cat, ..."
         elif token.dep_ == "oprd" and token.head.lower_ in _NAMING and first_person and (
-                token.head.head.pos_ == "NOUN"):
-            noun = token.head.head  # "I adopted a cat named Miso"
+                token.head.head.pos_ == "NOUN" and token.head.head.head.lower_ in _TAKING):
+            noun = token.head.head  # "I adopted a cat named Miso"; not "I met a woman named
+            # Rose", "I'm reading a book called Dune": met or read, not made one's own
         elif token.dep_ == "attr" and token.head.lower_ in ("is", "'s"):
             subject = next((c for c in token.head.children if c.dep_ == "nsubj"), None)
             if subject is not None and subject.lower_ == "name" and any(
@@ -108,5 +123,11 @@ def owned(sentence: str, things: Mapping[str, tuple[str, str]]) -> tuple[str, st
     first = [w.removesuffix("'s") for w in words(sentence)[:1]]  # "Miso's vet says ..."
     if not first or first[0] not in things or not sentence[:1].isupper():
         return None
+    (doc,) = parse([sentence])
+    name = doc[0]
+    if name.dep_ not in ("nsubj", "nsubjpass", "poss") or len(doc) > 1 and (
+            _proper(doc[1]) or doc[1].text in (",", "!", "-")):
+        return None  # "Hope the weather holds", "Max capacity is 50", "Frank Sinatra was
+        # ...", "Miso, get off the table!": the word is no subject naming the thing
     noun, turn_id = things[first[0]]
     return f"My {noun} {sentence}", turn_id
