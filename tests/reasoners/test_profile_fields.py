@@ -47,6 +47,14 @@ def embed(local_embedder):
     return local_embedder.embed_sync
 
 
+def _placed(embed, cases: dict[str, str | None]) -> list:
+    """The model's filing of the statements about Omar in ``cases``, none of which may be in
+    the training data."""
+    texts = list(cases)
+    assert all(text not in path.read_text() for path in DATA for text in texts)
+    return field_model.assign(embed, texts, ["Omar"] * len(texts), schema_fields())
+
+
 def test_clear_statements_go_to_their_field_and_chatter_to_none(embed) -> None:
     # Written for this test; none of them is in the training data.
     cases = {
@@ -60,10 +68,8 @@ def test_clear_statements_go_to_their_field_and_chatter_to_none(embed) -> None:
         "Omar thanked a friend for the kind words.": None,
         "Omar will send the photos later.": None,
     }
-    texts = list(cases)
-    assert all(text not in path.read_text() for path in DATA for text in texts)
-    placed = field_model.assign(embed, texts, ["Omar"] * len(texts), schema_fields())
-    assert {t: a.field for t, a in zip(texts, placed, strict=True)} == cases
+    placed = _placed(embed, cases)
+    assert {t: a.field for t, a in zip(cases, placed, strict=True)} == cases
     for a in placed:
         assert (a.score >= field_model.MIN_PROBABILITY) if a.field else a.score == 0.0
 
@@ -82,10 +88,8 @@ def test_a_lasting_taste_told_with_a_word_of_change_is_filed(embed) -> None:
         "Omar is loving this weather right now.": None,
         "Omar is so sleepy now.": None,
     }
-    texts = list(cases)
-    assert all(text not in path.read_text() for path in DATA for text in texts)
-    placed = field_model.assign(embed, texts, ["Omar"] * len(texts), schema_fields())
-    assert {t: a.field for t, a in zip(texts, placed, strict=True)} == cases
+    placed = _placed(embed, cases)
+    assert {t: a.field for t, a in zip(cases, placed, strict=True)} == cases
 
 
 def test_a_fact_torn_between_two_fields_is_still_filed(embed) -> None:
