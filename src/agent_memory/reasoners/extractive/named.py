@@ -27,6 +27,7 @@ holds nothing between calls).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,6 +36,12 @@ from .sentences import word_set, words
 
 _OWNERS = word_set("my our")
 _NAMING = word_set("named called")
+_MAY_NAME = re.compile(
+    r"(?i:\b(?:my|our)\s+[\w-]+(?:'s\s+name\s+is|,?)\s+|\b(?:named|called)\s+)[A-Z]"
+    r"|^[A-Z][a-z]+,\s+(?i:my|our)\b")
+"""A capitalised word right after "my <noun>", "named"/"called" or "my <noun>'s name is", or
+a sentence opening "<Name>, my ...": only such sentences are parsed for names (most
+sentences with "my" name nothing, and each is parsed again as a claim)."""
 _TAKING = word_set("have has had got get gets getting adopt adopted adopting rescued rescue "
                    "bought buy own owned bring brought took take")
 """Verbs by which a thing "named" or "called" something becomes the speaker's."""
@@ -107,8 +114,7 @@ def named_things(said: Mapping[str, Sequence[str]], speaker_of: Mapping[str, str
         naming wins.
     """
     with_names = [(turn_id, sentence) for turn_id, sentences in said.items()
-                  for sentence in sentences
-                  if (_OWNERS | _NAMING) & set(words(sentence))]
+                  for sentence in sentences if _MAY_NAME.search(sentence)]
     found: dict[str, dict[str, tuple[str, str]]] = {}
     for (turn_id, _), doc in zip(with_names, parse([s for _, s in with_names]), strict=True):
         for name, noun in _things(doc, speakers).items():
