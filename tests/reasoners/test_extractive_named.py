@@ -9,6 +9,7 @@ import pytest
 from agent_memory.models import Turn
 from agent_memory.reasoners.extractive.facts import extract_facts
 from agent_memory.reasoners.extractive.named import named_things, owned
+from agent_memory.text.names import names_thing, opening_names
 
 WHEN = datetime(2024, 3, 14, 9, 0, tzinfo=UTC)  # a Thursday
 
@@ -147,3 +148,56 @@ async def test_the_turns_before_a_window_are_found_when_seqs_have_gaps(memory) -
     facts = {f.content: f.evidence for f in await memory.get_memories("dana", kinds=["fact"])}
     assert facts == {"The user's cat Miso died on Sunday 10 March 2024.": [turns[2].id,
                                                                           turns[0].id]}
+
+
+@pytest.mark.parametrize(("texts", "names", "not_names"), [
+    (["Sad news. Miso died on Sunday."], {"Miso"}, set()),
+    (["Pip is 3 now! The vet says he is fine. Thanks for asking."], {"Pip"}, {"The", "Thanks"}),
+    (["Miso, get off the table!", "Dana went home."], set(), {"Miso", "Dana"}),  # a call; a
+    (["Yesterday was long. Biscuit ate my shoe."], {"Biscuit"}, {"Yesterday"}),  # speaker
+])
+def test_names_said_alone_are_the_sentence_openers_worth_a_search(texts, names,
+                                                                  not_names) -> None:
+    found = set(opening_names(texts, exclude={"dana"}))
+    assert names <= found and not found & not_names
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("My cat Miso is 14.", True), ("Our dog, Miso, ate my shoe.", True),
+    ("We adopted a kitten named Miso.", True), ("My dog's name is Miso.", True),
+    ("Miso, my cat, got sick.", True), ("I love miso soup.", False),
+    ("Miso died on Sunday.", False), ("My Misophonia is bad.", False),
+])
+def test_a_naming_turn_is_found_by_its_pattern(text: str, named: bool) -> None:
+    assert names_thing(text, "Miso") is named
+
+
+async def test_a_thing_named_in_an_older_thread_is_read_by_name_in_a_new_one(memory) -> None:
+    """The naming turn is in another thread: the pipeline finds it by one full-text search of
+    the user's turns and hands it over as context. The fact cites both turns, belongs to the
+    new thread and is dated by the new turn."""
+    naming = await memory.add_turn("dana", "th1", "user", "My cat Miso is 14 and rules the house.",
+                                   created_at=WHEN)
+    await memory.extract_facts("dana", "th1")
+    later = await memory.add_turn("dana", "th2", "user", "Sad news. Miso died on Sunday.",
+                                  created_at=WHEN + timedelta(days=13))
+    step = await memory.extract_facts("dana", "th2")
+    assert step.grounding_rejected == 0
+    [fact] = [f for f in await memory.get_memories("dana", kinds=["fact"])
+              if f.id in step.written]
+    assert fact.content == "The user's cat Miso died on Sunday 24 March 2024."
+    assert fact.evidence == [later.id, naming.id]
+    assert fact.thread_id == "th2" and fact.created_at == later.created_at
+
+
+async def test_no_naming_turn_from_another_user_or_from_later(memory) -> None:
+    """Another user's "my cat Miso" is never read for Dana; nor is a naming turn said after
+    the sentence, nor one of the user's that names nothing."""
+    await memory.add_turn("sam", "th1", "user", "My cat Miso is 14.", created_at=WHEN)
+    await memory.add_turn("dana", "th1", "user", "I had miso soup for lunch.", created_at=WHEN)
+    await memory.add_turn("dana", "th2", "user", "Sad news. Miso died on Sunday.",
+                          created_at=WHEN + timedelta(days=13))
+    await memory.add_turn("dana", "th3", "user", "My cat Miso was 14.",
+                          created_at=WHEN + timedelta(days=20))
+    step = await memory.extract_facts("dana", "th2")
+    assert step.turns_read == 1 and step.written == [] and step.grounding_rejected == 0

@@ -21,8 +21,19 @@ import logging
 from datetime import date, datetime
 
 from ..grounding import Claim, grounder_for
-from ..models import Fact, RecordKind, Turn, as_utc, content_hash, new_id, require_scope, utcnow
+from ..models import (
+    Fact,
+    RecordKind,
+    Role,
+    Turn,
+    as_utc,
+    content_hash,
+    new_id,
+    require_scope,
+    utcnow,
+)
 from ..stores.base import RecordQuery
+from ..text.names import names_thing, opening_names
 from ..timeref import stated_start
 from .context import Components, StepResult
 
@@ -33,6 +44,11 @@ CONTEXT_TURNS = 8
 """Turns of the thread before a window (``after_seq``, ``recent_k``) or a batch that the
 reasoner reads as the talk before it: the question a short reply answers, a pet named a few
 turns back. No fact comes from them alone; one may cite them beside its own turn."""
+NAMING_SEARCH = 20
+"""Turns of the user's other threads read by the one full-text search for the turns that
+named a thing the window calls by name alone (:func:`_naming_turns`)."""
+NAMING_TURNS = 4
+"""At most this many naming turns go to the reasoner as context, the latest first."""
 
 
 def _occurred_at(value: str | None) -> datetime | None:
@@ -70,6 +86,35 @@ async def _thread_turns(c: Components, user_id: str, thread_id: str, after_seq: 
     return turns
 
 
+async def _naming_turns(c: Components, user_id: str, read: list[Turn],
+                        turns: list[Turn]) -> list[Turn]:
+    """The user's earlier turns, from other threads, that named a thing the user turns of
+    ``turns`` call by its name alone ("my cat Miso is 14" for "Miso died on Sunday"), oldest
+    first; ``read`` is every turn already read (the window and its context).
+
+    One full-text search over the user's turns for the names (:func:`opening_names`; a name
+    is rare, so BM25 ranks the turns that hold it first); a hit counts when it names the thing
+    (:func:`names_thing`) and was said before the window. Empty when the talk read already
+    names every one of them.
+    """
+    spoken = " ".join(t.content for t in read)
+    names = [n for n in opening_names([t.content for t in turns if t.role == Role.USER],
+                                      exclude={t.speaker for t in read if t.speaker})
+             if not names_thing(spoken, n)]
+    if not names:
+        return []
+    hits = await c.store.text_search(
+        user_id, " ".join(names), RecordQuery(kinds=frozenset({RecordKind.TURN})),
+        NAMING_SEARCH)
+    known, first = {t.id for t in read}, as_utc(turns[0].created_at)
+    found = [h.record for h in hits
+             if isinstance(h.record, Turn) and h.record.id not in known
+             and h.record.role == Role.USER and as_utc(h.record.created_at) < first
+             and any(names_thing(h.record.content, n) for n in names)]
+    found.sort(key=lambda t: (as_utc(t.created_at), t.seq))
+    return found[-NAMING_TURNS:]
+
+
 async def extract_facts(
     c: Components, user_id: str, thread_id: str, *, recent_k: int | None = None,
     after_seq: int | None = None, upto_seq: int | None = None,
@@ -83,7 +128,9 @@ async def extract_facts(
 
     The :data:`CONTEXT_TURNS` turns before the window (or before a batch of
     ``_BATCH_TURNS``) go to the reasoner as context: a reply in the window is read with the
-    question before it, and a fact may cite that turn too.
+    question before it, and a fact may cite that turn too. So do the user's turns of earlier
+    threads that named a thing the window calls by name alone (:func:`_naming_turns`): "Miso
+    died" in this thread is read beside "my cat Miso is 14" of an older one.
 
     Returns:
         A :class:`StepResult` with the new fact ids, ``exact_dedup_skipped`` and
@@ -110,12 +157,13 @@ async def extract_facts(
     result.turns_read = len(turns)
     if not turns:
         return result
-    by_id = {t.id: t for t in read[max(0, start - CONTEXT_TURNS):]}
+    naming = await _naming_turns(c, user_id, read[max(0, start - CONTEXT_TURNS):], turns)
+    by_id = {t.id: t for t in [*naming, *read[max(0, start - CONTEXT_TURNS):]]}
     drafts = []
     for first in range(start, len(read), _BATCH_TURNS):
         drafts += (await c.reasoner.extract_facts(
             read[first : first + _BATCH_TURNS],
-            context=read[max(0, first - CONTEXT_TURNS) : first])).facts
+            context=[*naming, *read[max(0, first - CONTEXT_TURNS) : first]])).facts
 
     # Only the facts sharing a hash with a draft are read (one indexed look-up), never the
     # whole partition.
@@ -152,7 +200,9 @@ async def extract_facts(
             result.exact_dedup_skipped += 1
             continue
         known.add(digest)
-        source = by_id[evidence[-1]]
+        # the fact is known from its latest evidence turn (a reply, not the question before
+        # it; the later mention, not a naming turn of an older thread)
+        source = max((by_id[e] for e in evidence), key=lambda t: (as_utc(t.created_at), t.seq))
         occurred = _occurred_at(draft.occurred_at)
         stated = occurred or stated_start(draft.text, as_utc(source.created_at))
         facts.append(

@@ -20,9 +20,10 @@ a speaker's, a place's or a date's; a later sentence is read only when the name 
 subject ("Miso died", not "Max capacity is 50" or "Miso, get off the table!") and the thing
 was named in an earlier turn or in the same one;
 the thing is the noun, without its adjectives ("my little sister Lena" is a sister). Names are
-known only within the turns read together (a window of the thread and the turns before it
-that the pipeline hands over as context): a name from an earlier thread is not (the reasoner
-holds nothing between calls).
+known only within the turns read together (the reasoner holds nothing between calls): a
+window of the thread and the context the pipeline hands over, the turns before it and the
+user's turns of earlier threads that named a thing the window calls by name alone
+(:mod:`agent_memory.text.names`).
 """
 
 from __future__ import annotations
