@@ -22,7 +22,8 @@ from .conftest import DATA, assert_sides, load_rows
 
 LABELS = {"duplicate", "contradiction", "unrelated"}
 FILES = {"reconcile_pairs.jsonl": r"p\d{3}", "reconcile_pairs_v2.jsonl": r"v2-\d{3}",
-         "reconcile_pairs_v3.jsonl": r"v3-\d{3}", "reconcile_pairs_v4.jsonl": r"v4-\d{3}"}
+         "reconcile_pairs_v3.jsonl": r"v3-\d{3}", "reconcile_pairs_v4.jsonl": r"v4-\d{3}",
+         "reconcile_pairs_v5.jsonl": r"v5-\d{3}"}
 SOURCE = re.compile(r"^(written|locomo:(conv-\d+):(\d+)(?:-(\d+))?)$")
 REF_KEYS = {"sample_id", "session", "speaker", "index", "dia_id"}
 
@@ -105,7 +106,8 @@ def test_split_is_by_person_with_the_documented_rule(written) -> None:
 
 def test_written_pairs_gather_every_written_set(written, rows) -> None:
     stored = [r["id"] for name in FILES for r in rows[name]
-              if r.get("source", "written") == "written"]
+              if r.get("source", "written") == "written"
+              and name not in reconcile_pairs.EVALUATION_FILES]
     assert [p.id for p in written] == stored
     by_split = {s: reconcile_pairs.written_pairs(split=s) for s in reconcile_pairs.SPLITS}
     assert sum(len(v) for v in by_split.values()) == len(written)
@@ -113,13 +115,34 @@ def test_written_pairs_gather_every_written_set(written, rows) -> None:
     assert {p.set for p in by_split["check"]} == {"reconcile_pairs_v3"}
 
 
-def test_each_new_person_is_new_and_has_several_pairs(rows, locomo_path) -> None:
-    new = Counter(r["a"]["subject"] for r in rows["reconcile_pairs_v4.jsonl"])
-    assert len(new) >= 80 and min(new.values()) >= 4, new.most_common()[-3:]
-    earlier = {r["a"]["subject"] for name in list(FILES)[:3] for r in rows[name]}
+@pytest.mark.parametrize(("name", "persons"), [("reconcile_pairs_v4.jsonl", 80),
+                                              ("reconcile_pairs_v5.jsonl", 25)])
+def test_each_new_person_is_new_and_has_several_pairs(rows, locomo_path, name: str,
+                                                      persons: int) -> None:
+    new = Counter(r["a"]["subject"] for r in rows[name])
+    assert len(new) >= persons and min(new.values()) >= 4, new.most_common()[-3:]
+    earlier = {r["a"]["subject"] for other in list(FILES)[:list(FILES).index(name)]
+               for r in rows[other]}
     assert not set(new) & earlier
     words = set(re.findall(r"[A-Za-z]+", locomo_path.read_text()))
     assert not set(new) & words, sorted(set(new) & words)
+
+
+def test_the_evaluation_set_is_never_trained_on(rows) -> None:
+    """The fifth set (ends of life, of pregnancies and engagements, dislikes beside an
+    activity stopped) measures the shipped reconciler: it is not gathered with the written
+    sets, the training script does not name it, and its persons are in no other file."""
+    name = "reconcile_pairs_v5.jsonl"
+    assert name in reconcile_pairs.EVALUATION_FILES and name not in reconcile_pairs.WRITTEN_FILES
+    assert name not in (DATA.parent / "bench" / "train_reconcile.py").read_text()
+    persons = {r["a"]["subject"] for r in rows[name]}
+    others = {side["subject"] for path in DATA.glob("reconcile_*.jsonl") if path.name != name
+              for line in path.read_text().splitlines() if line.strip()
+              for row in [json.loads(line)] for side in (row.get("a"), row.get("b"))
+              if isinstance(side, dict) and "subject" in side}
+    assert not persons & others
+    loaded = reconcile_pairs.load_pairs(DATA / name)
+    assert len(loaded) == len(rows[name]) and {p.label for p in loaded} == LABELS
 
 
 TRAINING_ONLY = sorted(p.name for p in DATA.glob("reconcile_pairs*.jsonl") if p.name not in FILES)

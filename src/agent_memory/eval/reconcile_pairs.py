@@ -67,6 +67,10 @@ WRITTEN_FILES: tuple[str, ...] = (
     "reconcile_pairs.jsonl", "reconcile_pairs_v2.jsonl", "reconcile_pairs_v3.jsonl",
     "reconcile_pairs_v4.jsonl")
 """Every file holding written pairs, oldest first (v2 also holds LoCoMo-referenced pairs)."""
+EVALUATION_FILES: tuple[str, ...] = ("reconcile_pairs_v5.jsonl",)
+"""Written pairs kept out of :func:`written_pairs` and out of training: read with
+:func:`load_pairs` to measure the shipped reconciler on them (their split by person is
+computed as for any written person, but every pair is unseen)."""
 CHECK_FILE = "reconcile_pairs_v3.jsonl"
 """The check set: its persons are split ``check``."""
 LOCOMO_FILE = DATA_DIR / "reconcile_pairs_v2.jsonl"
