@@ -22,6 +22,8 @@ from agent_memory.reasoners.extractive.reconcile import (
     reconcile_facts,
 )
 
+from .conftest import relation
+
 
 def _fact(fid: str, text: str, when: datetime, subject: str = "Kai") -> Fact:
     return Fact(id=fid, user_id="u", content=text, subject=subject, created_at=when)
@@ -176,3 +178,36 @@ def test_an_event_that_changes_nothing_needs_more_to_retire_a_state(local_embedd
     retired = {c.first_id for c in decision.contradictions}
     assert "home" in retired and "bank" not in retired
     assert not decision.duplicates
+
+
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    # a death ends the present states of the one who died, whatever the words
+    ("Dana's cat Miso is 14.", "Dana's cat Miso died on Sunday 10 March 2024.", "contradiction"),
+    ("Dana's dad lives in a flat in Hull.", "Dana's dad passed away in May.", "contradiction"),
+    ("Dana's dog Rex sleeps on the sofa.", "Dana's dog Rex was put down in June.",
+     "contradiction"),
+    # not what happened before it, another one's death, nor a name left open
+    ("Dana's cat Miso was a stray.", "Dana's cat Miso died in March.", "unrelated"),
+    ("Dana's dad taught Dana to fish.", "Dana's dad passed away in May.", "unrelated"),
+    ("Dana's cat Miso is 14.", "Dana's cat Pip died in March.", "unrelated"),
+    ("Dana's gran Ivy lives in Hull.", "Dana's gran passed away in May.", "unrelated"),
+    ("Dana works as a nurse.", "Dana died her hair blue.", "unrelated"),
+])
+def test_a_death_ends_the_states_of_the_one_who_died(local_embedder, attributes, lexicon,
+                                                     older: str, newer: str,
+                                                     expected: str) -> None:
+    assert relation(local_embedder, attributes, older, newer, "Dana", lexicon) == expected
+
+
+def test_a_death_said_before_the_state_is_not_read_as_its_end(local_embedder,
+                                                              attributes) -> None:
+    """Only a later death ends a state: read the other way round, or at the same time, the
+    pair is left to the learned decision (its rationale gives a probability, not the
+    death)."""
+    march, may = datetime(2024, 3, 1, tzinfo=UTC), datetime(2024, 5, 1, tzinfo=UTC)
+    for died_at, state_at in ((march, may), (march, march)):
+        facts = [_fact("died", "Kai's cat Miso died in March.", died_at),
+                 _fact("age", "Kai's cat Miso is 14.", state_at)]
+        decision = reconcile_facts(facts, local_embedder.embed_sync([f.content for f in facts]),
+                                   attributes=attributes)
+        assert not any("the subject died" in c.rationale for c in decision.contradictions)

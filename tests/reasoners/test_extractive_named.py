@@ -201,3 +201,22 @@ async def test_no_naming_turn_from_another_user_or_from_later(memory) -> None:
                           created_at=WHEN + timedelta(days=20))
     step = await memory.extract_facts("dana", "th2")
     assert step.turns_read == 1 and step.written == [] and step.grounding_rejected == 0
+
+
+async def test_a_pets_death_in_a_new_thread_retires_its_age(memory) -> None:
+    """The walk from "my cat Miso is 14" to "Miso died" two weeks later, in another thread, on
+    a real SQLite file: the death is read as the user's, and reconciliation retires the
+    age; what happened before stays."""
+    await memory.add_turn("dana", "th1", "user", "My cat Miso is 14. I adopted Miso in 2010.",
+                          created_at=WHEN)
+    await memory.extract_facts("dana", "th1")
+    await memory.add_turn("dana", "th2", "user", "Sad news. Miso died on Sunday.",
+                          created_at=WHEN + timedelta(days=13))
+    await memory.extract_facts("dana", "th2")
+    result = await memory.reconcile_memories("dana")
+    facts = {f.content: f for f in await memory.get_memories("dana", kinds=["fact"],
+                                                             include_superseded=True)}
+    assert result.contradicted == 1
+    died = facts["The user's cat Miso died on Sunday 24 March 2024."]
+    assert died.active and facts["The user's cat Miso is 14."].superseded_by == died.id
+    assert [f.active for text, f in facts.items() if "2010" in text] == [True]

@@ -73,6 +73,8 @@ class Claim:
             the number counts ("saved" / "far" for "has saved $28,000 so far").
         denied: stems of the words a closing contrast denies ("identical" for "are fraternal
             twins, not identical").
+        gone: the subject's own life ended ("died", "passed away", "was put down"): every
+            present state of the subject ends with it (:func:`ended_by_death`).
     """
 
     subject: str
@@ -90,6 +92,45 @@ class Claim:
     done: bool = False
     context: frozenset[str] = frozenset()
     denied: frozenset[str] = frozenset()
+    gone: bool = False
+
+
+_GONE = re.compile(r"^(?:(?:[a-z]+\s+)?[A-Z][\w'-]*\s+)?(?:(?:has|have|had|was|were|got)\s+)?"
+                   r"(?:died|dies|passed\s+away|put\s+down|put\s+to\s+sleep|euthani[sz]ed)\b"
+                   r"(?!\s+(?:her|his|my|their|the|a|an|its|our|your)\b)")
+"""A predicate that ends the subject's own life: the verbs of dying, which take no object
+("Gaston passed away"; with the name, and its noun, a subject leaves in the predicate: "Miso
+died in March" of "Dana's cat", "hamster Pip died" of "Evren")."""
+_LEAD_NAME = re.compile(r"^(?:[a-z]+\s+)?[A-Z][\w'-]*(?=\s)")
+
+
+def ended_by_death(older: Claim, newer: Claim) -> bool:
+    """Whether ``newer`` (said later) tells that the subject of ``older`` died while
+    ``older`` is a present state of it: "Dana's cat" / "Miso is 14" then "Miso died in March
+    2024"; "Ferdinand's mother" / "lives in a care home in Graz" then "passed away". Death
+    ends every state of the one who died, and their plans, whatever the words (their
+    predicates often share none), but not what happened before it ("adopted Miso in 2010",
+    "was a carpenter"). Both claims must name the same one: the same subject, and the same
+    name (with its noun) leading the predicate, or none ("Miso is 14" is not ended by "Pip
+    died", nor "Rose lives in Leeds" by "Dana's grandmother passed away")."""
+    lead = [m.group(0) if (m := _LEAD_NAME.match(c.predicate)) else None
+            for c in (older, newer)]
+    if not (newer.gone and not older.gone and older.subject == newer.subject
+            and lead[0] == lead[1] and not (older.done or older.past)):
+        return False
+    verb = older.predicate[len(lead[0] or ""):].split()[:1]
+    return not (verb and _simple_past(verb[0].lower()))
+
+
+def _simple_past(word: str) -> bool:
+    """Whether ``word`` is a verb's simple past ("was", "taught", "raised"; LemmInflect's
+    lemmas and inflections, imported on use: it loads spaCy's extensions)."""
+    if word in ("was", "were", "had", "did") or lx.past_form(word):
+        return True
+    from lemminflect import getInflection, getLemma
+
+    return any(word in getInflection(lemma, "VBD") and word != lemma
+               for lemma in getLemma(word, upos="VERB"))
 
 
 WINDOW = 3
@@ -267,4 +308,4 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
                  bool(_PAST_STATE.match(rest)) and not change,
                  lx.stem(plain[0]) if plain else "", tuple(plain),
                  frozenset(lowered & lx.QUALIFIERS | (lowered & lx.PRIVATIVE)), done, context,
-                 denied)
+                 denied, bool(positive and _GONE.match(rest)))

@@ -11,7 +11,8 @@ threshold, chosen on the tuning split for precision, since wrongly retiring or m
 is worse than missing one (a later event that changes nothing of an earlier state must pass
 a higher one, :data:`STATE_EVENT_THRESHOLD`); two facts stored at the same time contradict
 only when they do read in either order. Duplicate groups merge into one member's text
-(:func:`_groups`).
+(:func:`_groups`). Two rules stand above the model: the same text is a duplicate, and a later
+death of the subject retires its earlier present states (:func:`.claims.ended_by_death`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ...models import Fact
 from ...text.numbers import numbers_in
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of
-from .claims import Claim, content_words, parse_claim
+from .claims import Claim, content_words, ended_by_death, parse_claim
 from .lexical import Lexicon, gloss_relations, lexical_cover, word_relations
 
 MODEL_PATH = Path(__file__).with_name("reconcile_model.json")
@@ -399,13 +400,19 @@ def reconcile_facts(
     labels = decide_rows(probs, x, model.thresholds["duplicate"],
                          model.thresholds["contradiction"])
     for (i, j), p, label in zip(pairs, probs, labels, strict=True):
-        # the same text (content hash) is a restatement whatever the model says
+        # the same text (content hash) is a restatement whatever the model says; a later
+        # death of the subject ends its present states whatever the model says
+        older, newer = (i, j) if facts[i].created_at <= facts[j].created_at else (j, i)
+        died = (facts[older].created_at < facts[newer].created_at
+                and ended_by_death(claims[older], claims[newer]))
         decision = ("duplicate" if facts[i].content_hash == facts[j].content_hash
-                    else str(label))
+                    else "contradiction" if died else str(label))
         about = (f"{found[i]} of {claims[i].subject}" if found[i] and found[i] == found[j]
                  else claims[i].subject)
         why = f"{about}: '{claims[i].predicate}' / '{claims[j].predicate}'"
-        if decision == "contradiction":
+        if decision == "contradiction" and died:
+            conflicts.append((i, j, f"{why}, the subject died", 1.0))
+        elif decision == "contradiction":
             conflicts.append((i, j, f"{why}, P(contradiction) {p[1]:.2f}", float(p[1])))
         elif decision == "duplicate":
             same.append((i, j, f"{why}, P(duplicate) {p[0]:.2f}"))
