@@ -211,3 +211,14 @@ def test_a_death_said_before_the_state_is_not_read_as_its_end(local_embedder,
         decision = reconcile_facts(facts, local_embedder.embed_sync([f.content for f in facts]),
                                    attributes=attributes)
         assert not any("the subject died" in c.rationale for c in decision.contradictions)
+
+
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    ("Dana hates running.", "Dana has stopped running.", "unrelated"),
+    ("Dana can't stand golf.", "Dana gave up golf in 2023.", "unrelated"),
+    ("Dana dislikes driving.", "Dana quit driving after the crash.", "unrelated"),
+])
+def test_a_dislike_is_not_retired_by_the_activity_stopped(local_embedder, attributes, lexicon,
+                                                         older: str, newer: str,
+                                                         expected: str) -> None:
+    assert relation(local_embedder, attributes, older, newer, "Dana", lexicon) == expected

@@ -122,6 +122,15 @@ def ended_by_death(older: Claim, newer: Claim) -> bool:
     return not (verb and _simple_past(verb[0].lower()))
 
 
+def disliked_then_ended(older: Claim, newer: Claim) -> bool:
+    """Whether ``older`` is a dislike ("hates running", "can't stand jazz": "likes ..."
+    denied) and ``newer`` the end of doing something ("has stopped running", "quit smoking"):
+    such a pair never contradicts, since stopping what one dislikes leaves the dislike true.
+    """
+    return (older.subject == newer.subject and not older.positive and not older.change
+            and older.predicate.startswith("likes ") and newer.change == "end")
+
+
 def _simple_past(word: str) -> bool:
     """Whether ``word`` is a verb's simple past ("was", "taught", "raised"; LemmInflect's
     lemmas and inflections, imported on use: it loads spaCy's extensions)."""

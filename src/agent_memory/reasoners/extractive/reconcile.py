@@ -11,8 +11,9 @@ threshold, chosen on the tuning split for precision, since wrongly retiring or m
 is worse than missing one (a later event that changes nothing of an earlier state must pass
 a higher one, :data:`STATE_EVENT_THRESHOLD`); two facts stored at the same time contradict
 only when they do read in either order. Duplicate groups merge into one member's text
-(:func:`_groups`). Two rules stand above the model: the same text is a duplicate, and a later
-death of the subject retires its earlier present states (:func:`.claims.ended_by_death`).
+(:func:`_groups`). Three rules stand above the model: the same text is a duplicate, a later
+death of the subject retires its earlier present states (:func:`.claims.ended_by_death`), and
+a dislike is never retired by the end of the activity (:func:`.claims.disliked_then_ended`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ...models import Fact
 from ...text.numbers import numbers_in
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of
-from .claims import Claim, content_words, ended_by_death, parse_claim
+from .claims import Claim, content_words, disliked_then_ended, ended_by_death, parse_claim
 from .lexical import Lexicon, gloss_relations, lexical_cover, word_relations
 
 MODEL_PATH = Path(__file__).with_name("reconcile_model.json")
@@ -407,6 +408,9 @@ def reconcile_facts(
                 and ended_by_death(claims[older], claims[newer]))
         decision = ("duplicate" if facts[i].content_hash == facts[j].content_hash
                     else "contradiction" if died else str(label))
+        if decision == "contradiction" and not died and disliked_then_ended(claims[older],
+                                                                             claims[newer]):
+            decision = "unrelated"  # "hates running" / "has stopped running": both hold
         about = (f"{found[i]} of {claims[i].subject}" if found[i] and found[i] == found[j]
                  else claims[i].subject)
         why = f"{about}: '{claims[i].predicate}' / '{claims[j].predicate}'"
