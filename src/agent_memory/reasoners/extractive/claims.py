@@ -131,6 +131,90 @@ def disliked_then_ended(older: Claim, newer: Claim) -> bool:
             and older.predicate.startswith("likes ") and newer.change == "end")
 
 
+_PREGNANT = re.compile(r"\b(?:is|are)\s+(?:(?:\w+\s+){0,3}pregnant|expecting)\b")
+_BORN = re.compile(r"\b(?:was|were)\s+born\b")
+_GAVE_BIRTH = re.compile(r"\b(?:gave\s+birth|had\s+(?:a\s+)?(?:baby|twins|boy|girl)|"
+                         r"had\s+a\s+baby\s+(?:boy|girl))\b")
+_BECAME = re.compile(r"\bbecame\s+an?\s+(\w+)")
+_ENGAGED = re.compile(r"^is\s+engaged\b")
+_MARRIED = re.compile(r"\b(?:got\s+married|married|wed)\b")
+
+
+def _person_and_kin(subject: str) -> tuple[str, str]:
+    """``("bartek", "wife")`` for ``"bartek's wife"``; ``("maren", "")`` for ``"maren"``."""
+    person, _, kin = subject.partition("'s ")
+    return person, kin
+
+
+def _kin_of_birth(claim: Claim) -> str | None:
+    """Whose child a birth is, as the kin ``"parent"``, ``"sibling"`` or ``"grandparent"`` of
+    the claim's person sees it, or ``"self:<kin>"`` when the claim's subject gave birth;
+    ``None`` when the claim tells no birth."""
+    kin = _person_and_kin(claim.subject)[1]
+    text = claim.predicate.lower()
+    if (became := _BECAME.search(text)) and not kin:
+        return next((k for k, words in lx.BECAME.items() if became.group(1) in words), None)
+    if _GAVE_BIRTH.search(text):
+        return f"self:{kin}"
+    if not _BORN.search(text):
+        return None
+    words = [kin] if kin else [w.strip(",.") for w in text[:_BORN.search(text).start()].split()]
+    for word in words:
+        if word in lx.CHILDREN:
+            return "parent"
+        if word in lx.NEPHEWS:
+            return "sibling"
+        if word in lx.GRANDCHILDREN:
+            return "grandparent"
+    return None
+
+
+def ended_by_birth(older: Claim, newer: Claim) -> bool:
+    """Whether ``newer`` tells the birth that ends the pregnancy ``older`` states, for one
+    person's memory: "Bartek's wife Ewa is pregnant" then "Bartek's son Kuba was born" or
+    "Bartek became a father"; "Maren is five months pregnant" then "Maren gave birth to a
+    boy"; a sister's pregnancy then a niece or nephew; a daughter's then a grandchild. The
+    two claims may have different subjects (the mother, the baby) but the same person; whose
+    baby it is must fit who was pregnant (a cousin's twins end no wife's pregnancy)."""
+    person, kin = _person_and_kin(older.subject)
+    if (person != _person_and_kin(newer.subject)[0] or not older.positive or older.done
+            or older.past or not _PREGNANT.search(older.predicate.lower())):
+        return False
+    birth = _kin_of_birth(newer)
+    if birth is None:
+        return False
+    if birth.startswith("self:"):
+        return birth == f"self:{kin}"
+    whose = ("parent" if not kin or kin in lx.PARTNERS else "sibling" if kin in lx.SIBLINGS
+             else "grandparent" if kin in lx.OFFSPRING else None)
+    return birth == whose
+
+
+def ended_by_wedding(older: Claim, newer: Claim) -> bool:
+    """Whether ``newer`` tells the wedding that ends the engagement ``older`` states: "is
+    engaged to Klara" then "married Klara in June 2024" (same subject; when both name the
+    partner, the same name)."""
+    if older.subject != newer.subject or not older.positive or not _ENGAGED.match(
+            older.predicate) or not _MARRIED.search(newer.predicate) or older.done:
+        return False
+    names = [set(re.findall(r"\b[A-Z][a-z]+\b", c.predicate)) for c in (older, newer)]
+    return not (names[0] and names[1]) or bool(names[0] & names[1])
+
+
+def ended_by_life_event(older: Claim, newer: Claim) -> str | None:
+    """What in ``newer`` ends the state ``older`` states, whatever else the two say: ``"the
+    subject died"`` (:func:`ended_by_death`), ``"the baby was born"``
+    (:func:`ended_by_birth`), ``"the wedding took place"`` (:func:`ended_by_wedding`), or
+    ``None``."""
+    if ended_by_death(older, newer):
+        return "the subject died"
+    if ended_by_birth(older, newer):
+        return "the baby was born"
+    if ended_by_wedding(older, newer):
+        return "the wedding took place"
+    return None
+
+
 def _simple_past(word: str) -> bool:
     """Whether ``word`` is a verb's simple past ("was", "taught", "raised"; LemmInflect's
     lemmas and inflections, imported on use: it loads spaCy's extensions)."""

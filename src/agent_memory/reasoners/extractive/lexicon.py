@@ -166,3 +166,22 @@ def stem(word: str) -> str:
     if inflected and len(word) > 3:
         word = _DOUBLED.sub(r"\1", word)
     return word[:-1] if word.endswith("y") and len(word) > 4 else word
+
+PARTNERS = word_set("wife husband partner girlfriend boyfriend fiancee fiancée fiance spouse")
+"""Kin terms for the one a person is partnered with (closed class)."""
+CHILDREN = word_set("son sons daughter daughters baby babies child children kid kids twins")
+"""Kin terms for a person's children."""
+SIBLINGS = word_set("sister brother sister-in-law brother-in-law")
+"""Kin terms for a person's siblings (and theirs by marriage)."""
+OFFSPRING = word_set("son daughter son-in-law daughter-in-law")
+"""Kin terms for a person's child or their partner, whose child is the grandchild."""
+NEPHEWS = word_set("niece nieces nephew nephews")
+"""Kin terms for a sibling's children."""
+GRANDCHILDREN = word_set("grandson grandsons granddaughter granddaughters grandchild "
+                         "grandchildren grandbaby grandkid grandkids")
+"""Kin terms for a child's children."""
+BECAME = {"parent": word_set("father mother dad mum mom parent"),
+          "sibling": word_set("aunt auntie uncle"),
+          "grandparent": word_set("grandmother grandfather grandma grandpa granny grandparent")}
+"""What a person "became" at a birth, by whose child was born (their own, a sibling's, a
+child's)."""

@@ -11,9 +11,11 @@ threshold, chosen on the tuning split for precision, since wrongly retiring or m
 is worse than missing one (a later event that changes nothing of an earlier state must pass
 a higher one, :data:`STATE_EVENT_THRESHOLD`); two facts stored at the same time contradict
 only when they do read in either order. Duplicate groups merge into one member's text
-(:func:`_groups`). Three rules stand above the model: the same text is a duplicate, a later
-death of the subject retires its earlier present states (:func:`.claims.ended_by_death`), and
-a dislike is never retired by the end of the activity (:func:`.claims.disliked_then_ended`).
+(:func:`_groups`). Rules stand above the model: the same text is a duplicate; a later death,
+birth or wedding retires the state it ends (the one who died, the pregnancy, the
+engagement: :func:`.claims.ended_by_life_event`), the birth also when it is told about
+another subject of the person (:func:`_births`); and a dislike is never retired by the end
+of the activity (:func:`.claims.disliked_then_ended`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,14 @@ from ...models import Fact
 from ...text.numbers import numbers_in
 from ..reconcile_models import Contradiction, DuplicateGroup, ReconcileDecision
 from .attributes import AttributeIndex, attributes_of
-from .claims import Claim, content_words, disliked_then_ended, ended_by_death, parse_claim
+from .claims import (
+    Claim,
+    content_words,
+    disliked_then_ended,
+    ended_by_birth,
+    ended_by_life_event,
+    parse_claim,
+)
 from .lexical import Lexicon, gloss_relations, lexical_cover, word_relations
 
 MODEL_PATH = Path(__file__).with_name("reconcile_model.json")
@@ -385,8 +394,13 @@ def reconcile_facts(
     claims, found = reading[0], reading[1]
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)
              if claims[i].subject == claims[j].subject]
-    if not pairs:
+    births = _births(facts, claims)
+    if not pairs and not births:
         return ReconcileDecision()
+    if not pairs:
+        return ReconcileDecision(contradictions=[
+            Contradiction(first_id=facts[i].id, second_id=facts[j].id, rationale=why)
+            for i, j, why, _ in births])
     x = pair_matrix(facts, vectors, pairs, attributes=attributes, lexicon=lexicon,
                     reading=reading)
     probs = model.probabilities(x)
@@ -404,22 +418,23 @@ def reconcile_facts(
         # the same text (content hash) is a restatement whatever the model says; a later
         # death of the subject ends its present states whatever the model says
         older, newer = (i, j) if facts[i].created_at <= facts[j].created_at else (j, i)
-        died = (facts[older].created_at < facts[newer].created_at
-                and ended_by_death(claims[older], claims[newer]))
+        ended = (ended_by_life_event(claims[older], claims[newer])
+                 if facts[older].created_at < facts[newer].created_at else None)
         decision = ("duplicate" if facts[i].content_hash == facts[j].content_hash
-                    else "contradiction" if died else str(label))
-        if decision == "contradiction" and not died and disliked_then_ended(claims[older],
-                                                                             claims[newer]):
+                    else "contradiction" if ended else str(label))
+        if decision == "contradiction" and not ended and disliked_then_ended(claims[older],
+                                                                              claims[newer]):
             decision = "unrelated"  # "hates running" / "has stopped running": both hold
         about = (f"{found[i]} of {claims[i].subject}" if found[i] and found[i] == found[j]
                  else claims[i].subject)
         why = f"{about}: '{claims[i].predicate}' / '{claims[j].predicate}'"
-        if decision == "contradiction" and died:
-            conflicts.append((i, j, f"{why}, the subject died", 1.0))
+        if decision == "contradiction" and ended:
+            conflicts.append((i, j, f"{why}, {ended}", 1.0))
         elif decision == "contradiction":
             conflicts.append((i, j, f"{why}, P(contradiction) {p[1]:.2f}", float(p[1])))
         elif decision == "duplicate":
             same.append((i, j, f"{why}, P(duplicate) {p[0]:.2f}"))
+    conflicts += births
     # most probable first: a fact several later facts contradict is retired by the likeliest
     conflicts.sort(key=lambda c: -c[3])
     return ReconcileDecision(
@@ -428,6 +443,24 @@ def reconcile_facts(
                             for f in facts]),
         contradictions=[Contradiction(first_id=facts[i].id, second_id=facts[j].id,
                                       rationale=why) for i, j, why, _ in conflicts])
+
+
+def _births(facts: Sequence[Fact], claims: Sequence[Claim]
+            ) -> list[tuple[int, int, str, float]]:
+    """Pregnancies ended by a later birth told about another subject of the same person
+    ("Bartek's wife Ewa is pregnant" / "Bartek's son Kuba was born"), which the pairs of one
+    subject never meet (:func:`.claims.ended_by_birth`)."""
+    found = []
+    for i, a in enumerate(claims):
+        if "pregnant" not in a.predicate and "expecting" not in a.predicate:
+            continue
+        for j, b in enumerate(claims):
+            if (a.subject != b.subject and facts[i].created_at < facts[j].created_at
+                    and ended_by_birth(a, b)):
+                why = (f"{a.subject} / {b.subject}: '{a.predicate}' / '{b.predicate}', "
+                       "the baby was born")
+                found.append((i, j, why, 1.0))
+    return found
 
 
 def _rank(fact: Fact) -> tuple[float, float, int]:
