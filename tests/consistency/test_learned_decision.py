@@ -206,6 +206,7 @@ def test_an_event_that_changes_nothing_needs_more_to_retire_a_state(local_embedd
     ("Dana found out she was pregnant in March.", "Dana gave birth to a girl in June.",
      "unrelated"),
     ("Dana got engaged to Sam in 2022.", "Dana married Sam in Leeds in June.", "unrelated"),
+    ("Dana is expecting a promotion.", "Dana's son Leo was born in May.", "unrelated"),
     # stopping what one dislikes ends nothing
     ("Dana hates running.", "Dana has stopped running.", "unrelated"),
     ("Dana can't stand golf.", "Dana gave up golf in 2023.", "unrelated"),

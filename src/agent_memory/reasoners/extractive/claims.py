@@ -131,7 +131,11 @@ def disliked_then_ended(older: Claim, newer: Claim) -> bool:
             and older.predicate.startswith("likes ") and newer.change == "end")
 
 
-_PREGNANT = re.compile(r"\b(?:is|are)\s+(?:(?:\w+\s+){0,3}pregnant|expecting)\b")
+_PREGNANT = re.compile(
+    r"\b(?:is|are)\s+(?:(?:\w+\s+){0,3}pregnant\b|expecting(?:\s+\w+){0,3}?\s+"
+    r"(?:baby|babies|child|twins|triplets|son|daughter|boy|girl)\b|expecting\s*$)")
+"""A pregnancy: "is five months pregnant", "is expecting their first baby", "is expecting"
+alone (not "is expecting a promotion")."""
 _BORN = re.compile(r"\b(?:was|were)\s+born\b")
 _GAVE_BIRTH = re.compile(r"\b(?:gave\s+birth|had\s+(?:a\s+)?(?:baby|twins|boy|girl)|"
                          r"had\s+a\s+baby\s+(?:boy|girl))\b")
