@@ -207,10 +207,29 @@ def test_an_event_that_changes_nothing_needs_more_to_retire_a_state(local_embedd
      "unrelated"),
     ("Dana got engaged to Sam in 2022.", "Dana married Sam in Leeds in June.", "unrelated"),
     ("Dana is expecting a promotion.", "Dana's son Leo was born in May.", "unrelated"),
-    # stopping what one dislikes ends nothing
+    # stopping what one dislikes ends nothing; ending the dislike does
     ("Dana hates running.", "Dana has stopped running.", "unrelated"),
     ("Dana can't stand golf.", "Dana gave up golf in 2023.", "unrelated"),
     ("Dana dislikes driving.", "Dana quit driving after the crash.", "unrelated"),
+    ("Dana hates sushi.", "Dana no longer hates sushi.", "contradiction"),
+    # words of dying that tell no death, deaths of what lasts, births and weddings of others
+    ("Dana works as a nurse.", "Dana died laughing at the comedy show.", "unrelated"),
+    ("Dana lives in Leeds.", "Dana put down roots in Leeds.", "unrelated"),
+    ("Dana's baby Leo sleeps in a crib.", "Dana's baby Leo was put down for a nap.",
+     "unrelated"),
+    ("Dana's Tesla is red.", "Dana's Tesla died on the motorway.", "unrelated"),
+    ("Dana's mother is from Poland.", "Dana's mother passed away in May.", "unrelated"),
+    ("Dana's cousin lives in Hull.", "Dana's cousin died in a car crash.", "unrelated"),
+    ("Dana is engaged to Sam.", "Dana is not married.", "unrelated"),
+    ("Dana is engaged to Sam.", "Dana plans to get married in June 2025.", "unrelated"),
+    ("Dana is engaged to Sam.", "Dana's friends got married in June.", "unrelated"),
+    ("Dana is engaged in research on bees.", "Dana married Sam in June.", "unrelated"),
+    ("Dana is pregnant.", "Dana had a baby shower last weekend.", "unrelated"),
+    ("Dana is trying to get pregnant.", "Dana's son Leo was born in May.", "unrelated"),
+    ("Dana's wife Mia is pregnant.", "Dana's hairdresser's baby was born in May.",
+     "unrelated"),
+    ("Dana's friend Sara is pregnant.", "Dana's friend Kim gave birth in May.", "unrelated"),
+    ("Dana's wife is pregnant.", "Dana became a mother when she adopted Ava.", "unrelated"),
 ])
 def test_a_death_birth_or_wedding_ends_what_it_ends(local_embedder, attributes, lexicon,
                                                     older: str, newer: str,
@@ -230,3 +249,17 @@ def test_a_death_said_before_the_state_is_not_read_as_its_end(local_embedder,
         decision = reconcile_facts(facts, local_embedder.embed_sync([f.content for f in facts]),
                                    attributes=attributes)
         assert not any("the subject died" in c.rationale for c in decision.contradictions)
+
+
+def test_a_birth_from_before_the_pregnancy_ends_nothing(local_embedder, attributes) -> None:
+    """The event must follow the state: a son born in 2019, told after a pregnancy told in
+    2024, ends neither (the consistency layer would otherwise retire the older-dated birth)."""
+    told, later = datetime(2024, 3, 1, tzinfo=UTC), datetime(2024, 4, 1, tzinfo=UTC)
+    facts = [Fact(id="pregnant", user_id="u", content="Kai's wife Mia is pregnant.",
+                  subject="Kai", created_at=told, valid_from=told),
+             Fact(id="born", user_id="u", content="Kai's son Leo was born in 2019.",
+                  subject="Kai", created_at=later,
+                  valid_from=datetime(2019, 1, 1, tzinfo=UTC))]
+    decision = reconcile_facts(facts, local_embedder.embed_sync([f.content for f in facts]),
+                               attributes=attributes)
+    assert not decision.contradictions

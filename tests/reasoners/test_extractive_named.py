@@ -155,6 +155,8 @@ async def test_the_turns_before_a_window_are_found_when_seqs_have_gaps(memory) -
     (["Pip is 3 now! The vet says he is fine. Thanks for asking."], {"Pip"}, {"The", "Thanks"}),
     (["Miso, get off the table!", "Dana went home."], set(), {"Miso", "Dana"}),  # a call; a
     (["Yesterday was long. Biscuit ate my shoe."], {"Biscuit"}, {"Yesterday"}),  # speaker
+    (["Sad news: Bo died.", "Zoë's kidneys failed.", "Oh no. So it goes."], {"Bo", "Zoë"},
+     {"Oh", "So"}),
 ])
 def test_names_said_alone_are_the_sentence_openers_worth_a_search(texts, names,
                                                                   not_names) -> None:

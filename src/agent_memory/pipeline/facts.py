@@ -44,9 +44,11 @@ CONTEXT_TURNS = 8
 """Turns of the thread before a window (``after_seq``, ``recent_k``) or a batch that the
 reasoner reads as the talk before it: the question a short reply answers, a pet named a few
 turns back. No fact comes from them alone; one may cite them beside its own turn."""
-NAMING_SEARCH = 20
+NAMING_SEARCH = 50
 """Turns of the user's other threads read by the one full-text search for the turns that
-named a thing the window calls by name alone (:func:`_naming_turns`)."""
+named a thing the window calls by name alone (:func:`_naming_turns`). The search ranks the
+turns that hold a name, not the ones that name it: a pet talked of in more short turns than
+this can hide its naming turn."""
 NAMING_TURNS = 4
 """At most this many naming turns go to the reasoner as context, the latest first."""
 

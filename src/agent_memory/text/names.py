@@ -14,16 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_OPENING = re.compile(r"(?:^|[.!?]\s+|\n)\s*([A-Z][a-z]{2,})(?=\s+[a-z])")
-"""A capitalised word of three letters or more opening a sentence and followed by a
-lower-case word: "Miso died", "Pip is 3" (not a call: "Miso, get down!")."""
+_OPENING = re.compile(r"(?:^|[.!?:;]\s+|\n)\s*([^\W\d_]{2,})(?=\s+[^\W\d_]|'s\b)")
+"""A word of two letters or more opening a sentence (or what follows a colon) and followed
+by a word or "'s": "Miso died", "Bo is 3", "Zoë's kidneys failed" (not a call: "Miso, get
+down!"); it must be capitalised and the rest lower case (checked in :func:`opening_names`)."""
 _OPENERS = (
     "the this that these those there then they their them what when where which who why how "
     "and but yes yeah yep nope not just also still well sure okay wow haha thanks thank "
     "today tonight tomorrow yesterday last next our your his her its she him you was were "
     "are have has had did does can could would should will may might must let for from with "
     "about after before since some any all every each one two here now maybe really "
-    "anyway good great nice awesome love hope glad sorry been being got went")
+    "anyway good great nice awesome love hope glad sorry been being got went "
+    "hi hey oh ah so my no ok we he it us me an as at by in of on or to up do go if is am")
 _COMMON = frozenset(_OPENERS.split())
 """Lower-cased openers that are never a thing's name (a cap on the look-ups, not a list of
 names: a word missed here only costs a search)."""
@@ -42,7 +44,7 @@ def opening_names(texts: Iterable[str], *, exclude: Iterable[str] = ()) -> list[
     for text in texts:
         for match in _OPENING.finditer(text):
             word = match.group(1)
-            if word.lower() not in skip:
+            if word[0].isupper() and word[1:].islower() and word.lower() not in skip:
                 found.setdefault(word, None)
     return list(found)
 

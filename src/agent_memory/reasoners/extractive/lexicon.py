@@ -185,3 +185,15 @@ BECAME = {"parent": word_set("father mother dad mum mom parent"),
           "grandparent": word_set("grandmother grandfather grandma grandpa granny grandparent")}
 """What a person "became" at a birth, by whose child was born (their own, a sibling's, a
 child's)."""
+ONE_OF_A_KIND = word_set("mother mum mom mama father dad papa wife husband partner spouse "
+                         "fiancee fiancée fiance stepmother stepfather")
+"""Kin a person has one of: "Dana's dad" names one person without a name."""
+KIN = ONE_OF_A_KIND | word_set(
+    "son daughter child baby brother sister grandmother grandfather grandma grandpa gran "
+    "granny grandson granddaughter aunt uncle cousin niece nephew friend boyfriend "
+    "girlfriend stepson stepdaughter stepbrother stepsister")
+"""Kin and close people whose death a memory records (a named one, or one of a kind)."""
+PETS = word_set("cat kitten dog puppy pup hamster rabbit bunny horse pony parrot budgie "
+                "bird fish goldfish tortoise turtle snake lizard ferret rat mouse gerbil "
+                "guinea pig chicken hen goat")
+"""Animals kept as pets: a named one's death ends its states ("Dana's cat Miso")."""

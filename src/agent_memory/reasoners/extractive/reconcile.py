@@ -419,7 +419,7 @@ def reconcile_facts(
         # death of the subject ends its present states whatever the model says
         older, newer = (i, j) if facts[i].created_at <= facts[j].created_at else (j, i)
         ended = (ended_by_life_event(claims[older], claims[newer])
-                 if facts[older].created_at < facts[newer].created_at else None)
+                 if _after(facts[newer], facts[older]) else None)
         decision = ("duplicate" if facts[i].content_hash == facts[j].content_hash
                     else "contradiction" if ended else str(label))
         if decision == "contradiction" and not ended and disliked_then_ended(claims[older],
@@ -445,6 +445,14 @@ def reconcile_facts(
                                       rationale=why) for i, j, why, _ in conflicts])
 
 
+def _after(event: Fact, state: Fact) -> bool:
+    """Whether ``event`` was said after ``state`` and is not true since before it (a birth
+    "in 2019" ends no pregnancy told of in 2024): the life-event rules end only a state the
+    event follows."""
+    return (event.created_at > state.created_at
+            and (event.valid_from or event.created_at) >= (state.valid_from or state.created_at))
+
+
 def _births(facts: Sequence[Fact], claims: Sequence[Claim]
             ) -> list[tuple[int, int, str, float]]:
     """Pregnancies ended by a later birth told about another subject of the same person
@@ -455,8 +463,7 @@ def _births(facts: Sequence[Fact], claims: Sequence[Claim]
         if "pregnant" not in a.predicate and "expecting" not in a.predicate:
             continue
         for j, b in enumerate(claims):
-            if (a.subject != b.subject and facts[i].created_at < facts[j].created_at
-                    and ended_by_birth(a, b)):
+            if a.subject != b.subject and _after(facts[j], facts[i]) and ended_by_birth(a, b):
                 why = (f"{a.subject} / {b.subject}: '{a.predicate}' / '{b.predicate}', "
                        "the baby was born")
                 found.append((i, j, why, 1.0))
