@@ -90,9 +90,10 @@ async def _thread_turns(c: Components, user_id: str, thread_id: str, after_seq: 
 
 async def _naming_turns(c: Components, user_id: str, read: list[Turn],
                         turns: list[Turn]) -> list[Turn]:
-    """The user's earlier turns, from other threads, that named a thing the user turns of
-    ``turns`` call by its name alone ("my cat Miso is 14" for "Miso died on Sunday"), oldest
-    first; ``read`` is every turn already read (the window and its context).
+    """The user's earlier turns, from other threads or further back in this one, that named
+    a thing the user turns of ``turns`` call by its name alone ("my cat Miso is 14" for "Miso
+    died on Sunday"), oldest first; ``read`` is every turn already read (the window and its
+    context).
 
     One full-text search over the user's turns for the names (:func:`opening_names`; a name
     is rare, so BM25 ranks the turns that hold it first); a hit counts when it names the thing
