@@ -160,8 +160,9 @@ async def extract_facts(
     result.turns_read = len(turns)
     if not turns:
         return result
-    naming = await _naming_turns(c, user_id, read[max(0, start - CONTEXT_TURNS):], turns)
-    by_id = {t.id: t for t in [*naming, *read[max(0, start - CONTEXT_TURNS):]]}
+    around = read[max(0, start - CONTEXT_TURNS):]  # the window and the talk before it
+    naming = await _naming_turns(c, user_id, around, turns)
+    by_id = {t.id: t for t in [*naming, *around]}
     drafts = []
     for first in range(start, len(read), _BATCH_TURNS):
         drafts += (await c.reasoner.extract_facts(

@@ -106,6 +106,21 @@ leaves in the predicate: "Miso died" of "Dana's cat", "hamster Pip died" of "Evr
 after the verb make it something else: "died laughing", "put down roots", "was put down for
 a nap"."""
 _LEAD_NAME = re.compile(r"^(?:[a-z]+\s+)?[A-Z][\w'-]*(?=\s)")
+
+
+def _person_and_kin(subject: str) -> tuple[str, str]:
+    """``("bartek", "wife")`` for ``"bartek's wife"``; ``("maren", "")`` for ``"maren"``."""
+    person, _, kin = subject.partition("'s ")
+    return person, kin
+
+
+def _lead(claim: Claim) -> str | None:
+    """The name, with its noun, leading the predicate ("Miso", "hamster Pip"), or ``None``."""
+    return m.group(0) if (m := _LEAD_NAME.match(claim.predicate)) else None
+
+
+_MORTAL = lx.KIN | lx.PETS
+"""Who can die in a memory: kin and close people, and pets."""
 _LASTING = re.compile(r"^(?:is|are|was|were)\s+(?:from|named|called|buried|dead|originally|"
                       r"[A-Z])|^'s\s+name\b|\bname\s+is\b")
 """What stays true of the dead: where they came from, their name, their nationality ("is
@@ -117,11 +132,11 @@ def _dead_one(claim: Claim, lead: str | None) -> bool:
     named pet or relative ("Dana's cat" with "Miso", "hamster Pip"), or a relative a person
     has one of ("Dana's dad"); never the person themself, whose own death no memory is told,
     nor a thing ("Dana's Tesla died")."""
-    kin = claim.subject.partition("'s ")[2]
-    noun = (lead or "").split()[0] if lead and lead[:1].islower() else ""
+    kin = _person_and_kin(claim.subject)[1]
+    noun = lead.split()[0] if lead and lead[:1].islower() else ""
     if kin in lx.ONE_OF_A_KIND:
         return True
-    return bool(lead) and (kin in lx.KIN | lx.PETS or noun in lx.KIN | lx.PETS)
+    return bool(lead) and (kin in _MORTAL or noun in _MORTAL)
 
 
 def ended_by_death(older: Claim, newer: Claim) -> bool:
@@ -135,8 +150,7 @@ def ended_by_death(older: Claim, newer: Claim) -> bool:
     relative left unnamed only when one has one of them ("Dana's dad"; "Dana's cousin died"
     ends nothing). Only a pet or a relative dies here, never the person themself ("I died
     laughing") nor a thing ("my phone died")."""
-    lead = [m.group(0) if (m := _LEAD_NAME.match(c.predicate)) else None
-            for c in (older, newer)]
+    lead = [_lead(older), _lead(newer)]
     if not (newer.gone and not older.gone and older.subject == newer.subject
             and lead[0] == lead[1] and _dead_one(newer, lead[1])):
         return False
@@ -180,12 +194,6 @@ _MARRIED = re.compile(r"^(?:and\s+[A-Z][\w'-]*\s+)?(?:got\s+married|married|wed)
 (not "plans to get married", "went to a wedding where her cousins got married")."""
 
 
-def _person_and_kin(subject: str) -> tuple[str, str]:
-    """``("bartek", "wife")`` for ``"bartek's wife"``; ``("maren", "")`` for ``"maren"``."""
-    person, _, kin = subject.partition("'s ")
-    return person, kin
-
-
 def _kin_of_birth(claim: Claim) -> str | None:
     """Whose child a birth is, as the kin ``"parent"``, ``"sibling"`` or ``"grandparent"`` of
     the claim's person sees it, or ``"self:<kin>"`` when the claim's subject gave birth;
@@ -226,9 +234,7 @@ def ended_by_birth(older: Claim, newer: Claim) -> bool:
     if birth is None:
         return False
     if birth.startswith("self:"):  # the mother gave birth: the same one who was pregnant
-        lead = [m.group(0) if (m := _LEAD_NAME.match(c.predicate)) else None
-                for c in (older, newer)]
-        return birth == f"self:{kin}" and (lead[0] == lead[1] or not kin
+        return birth == f"self:{kin}" and (_lead(older) == _lead(newer) or not kin
                                            or kin in lx.ONE_OF_A_KIND)
     whose = ("parent" if not kin or kin in lx.PARTNERS else "sibling" if kin in lx.SIBLINGS
              else "grandparent" if kin in lx.OFFSPRING else None)

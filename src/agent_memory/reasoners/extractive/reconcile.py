@@ -416,7 +416,7 @@ def reconcile_facts(
                          model.thresholds["contradiction"])
     for (i, j), p, label in zip(pairs, probs, labels, strict=True):
         # the same text (content hash) is a restatement whatever the model says; a later
-        # death of the subject ends its present states whatever the model says
+        # death, birth or wedding ends the state it ends whatever the model says
         older, newer = (i, j) if facts[i].created_at <= facts[j].created_at else (j, i)
         ended = (ended_by_life_event(claims[older], claims[newer])
                  if _after(facts[newer], facts[older]) else None)
