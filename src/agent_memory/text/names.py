@@ -49,14 +49,25 @@ def opening_names(texts: Iterable[str], *, exclude: Iterable[str] = ()) -> list[
     return list(found)
 
 
-def names_thing(text: str, name: str) -> bool:
-    """Whether ``text`` names one of the speaker's things ``name``: "my cat Miso", "our dog,
-    Pip", "a cat named Miso", "my dog's name is Pip", "Miso, my cat, ...".
+def naming_pattern(name: str) -> re.Pattern[str]:
+    """The pattern of a sentence naming one of the speaker's things, ``name`` being a regular
+    expression for the name: "my cat Miso", "our dog, Pip", "a cat named Miso", "my dog's
+    name is Pip", "Miso, my cat, ...". A first pass: the reasoner's parse decides whose thing
+    it is.
 
-    The pattern is a first pass: the reasoner's parse decides whose thing it is.
+    Args:
+        name: a regular expression (``re.escape`` a literal name).
+
+    Returns:
+        The compiled pattern; search it, the name may stand anywhere.
     """
-    word = re.escape(name)
-    return re.search(
-        rf"\b(?i:my|our)\s+[\w-]+(?:'s\s+(?i:name)\s+(?i:is)|,)?\s+{word}\b"
-        rf"|\b(?i:named|called)\s+{word}\b|(?:^|[.!?]\s+){word},\s+(?i:my|our)\b",
-        text) is not None
+    return re.compile(
+        rf"\b(?i:my|our)\s+[\w-]+(?:'s\s+(?i:name)\s+(?i:is)|,)?\s+{name}"
+        rf"|\b(?i:named|called)\s+{name}|(?:^|[.!?]\s+){name},\s+(?i:my|our)\b")
+
+
+def names_thing(text: str, name: str) -> bool:
+    """Whether ``text`` names one of the speaker's things ``name`` (:func:`naming_pattern`):
+    "my cat Miso", "our dog, Pip", "a cat named Miso", "my dog's name is Pip", "Miso, my cat,
+    ..."."""
+    return naming_pattern(rf"{re.escape(name)}\b").search(text) is not None

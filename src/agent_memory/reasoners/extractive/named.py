@@ -28,18 +28,16 @@ user's turns of earlier threads that named a thing the window calls by name alon
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...text.names import naming_pattern
 from .parse import parse
 from .sentences import word_set, words
 
 _OWNERS = word_set("my our")
 _NAMING = word_set("named called")
-_MAY_NAME = re.compile(
-    r"(?i:\b(?:my|our)\s+[\w-]+(?:'s\s+name\s+is|,?)\s+|\b(?:named|called)\s+)[A-Z]"
-    r"|^[A-Z][a-z]+,\s+(?i:my|our)\b")
+_MAY_NAME = naming_pattern(r"[A-Z][\w'-]*")
 """A capitalised word right after "my <noun>", "named"/"called" or "my <noun>'s name is", or
 a sentence opening "<Name>, my ...": only such sentences are parsed for names (most
 sentences with "my" name nothing, and each is parsed again as a claim)."""
