@@ -6,8 +6,10 @@ scripted endpoint (no network) that records each request and answers with a vali
 
 - ``summarize_thread``: each session, folded into the running summary of the conversation's
   previous sessions (summary budget ``summary_max_tokens`` = 200);
-- ``extract_facts``: each session as one batch, and the whole conversation in batches of 200
-  turns (the pipeline's batch when a thread is processed at once);
+- ``extract_facts``: each session as one batch, each session again with the 8 turns before
+  it as context (the pipeline's :data:`~agent_memory.pipeline.facts.CONTEXT_TURNS`, shown as
+  earlier talk), and the whole conversation in batches of 200 turns (the pipeline's batch
+  when a thread is processed at once);
 - ``summarize_user``: every session summary and every fact of the conversation as the
   profile's new material (budget 400).
 
@@ -52,9 +54,10 @@ UNLIMITED = 10**9
 
 
 def _answer(body: dict) -> dict:
-    """A valid answer to any of the three calls, citing the request's first turn."""
+    """A valid answer to any of the three calls, citing the request's first turns (not the
+    earlier turns a fact request shows before the conversation)."""
     fmt = body.get("response_format", {}).get("json_schema", {}).get("name", "")
-    ids = _ID.findall(body["messages"][-1]["content"])
+    ids = _ID.findall(body["messages"][-1]["content"].split("</earlier>")[-1])
     if fmt == "FactExtraction":
         return {"facts": [{"text": f"Fact {i}.", "subject": "Someone", "category": "event",
                            "confidence": 0.9, "importance": 5, "evidence": [i],
@@ -70,6 +73,7 @@ async def measure(path, window: int) -> dict[str, tuple[int, int, int]]:
     reserves = {"summarize_thread": 200 + SUMMARY_ANSWER_OVERHEAD,
                 "summarize_user": 400 + SUMMARY_ANSWER_OVERHEAD,
                 "extract_facts (session)": min(window, 4096) // FACT_ANSWER_SHARE,
+                "extract_facts (session, 8 turns before)": min(window, 4096) // FACT_ANSWER_SHARE,
                 "extract_facts (200 turns)": min(window, 4096) // FACT_ANSWER_SHARE}
     for sample in load_locomo(path):
         sessions: dict[str, list] = defaultdict(list)
@@ -87,6 +91,7 @@ async def measure(path, window: int) -> dict[str, tuple[int, int, int]]:
             return result
 
         previous = None
+        before: list = []
         for session in sessions.values():
             draft = await run("summarize_thread",
                               lambda r, s=session, p=previous: r.summarize_thread(p, s, 200))
@@ -94,6 +99,10 @@ async def measure(path, window: int) -> dict[str, tuple[int, int, int]]:
             items.append(draft.text)
             facts = await run("extract_facts (session)", lambda r, s=session: r.extract_facts(s))
             items += [f.text for f in facts.facts]
+            if before:
+                await run("extract_facts (session, 8 turns before)",
+                          lambda r, s=session, b=before[-8:]: r.extract_facts(s, context=b))
+            before = session
         for start in range(0, len(turns), 200):
             await run("extract_facts (200 turns)",
                       lambda r, b=turns[start:start + 200]: r.extract_facts(b))

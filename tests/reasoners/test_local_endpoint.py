@@ -4,6 +4,7 @@ ScriptedChatModel as its HTTP transport (no network)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -27,8 +28,14 @@ _ID = re.compile(r"^\[([^\]]+)\] ", re.MULTILINE)
 
 
 def _ids(body: dict) -> list[str]:
-    """The turn ids shown in a request's conversation."""
-    return _ID.findall(body["messages"][-1]["content"])
+    """The turn ids shown in a request's conversation (not its earlier turns)."""
+    return _ID.findall(body["messages"][-1]["content"].split("</earlier>")[-1])
+
+
+def _earlier(body: dict) -> list[str]:
+    """The turn ids a fact request shows as earlier talk."""
+    text = body["messages"][-1]["content"]
+    return _ID.findall(text.split("</earlier>")[0]) if "</earlier>" in text else []
 
 
 @pytest.fixture
@@ -139,6 +146,10 @@ async def test_long_thread_facts_come_from_every_request(long_thread):
     assert len(main) >= 5
     assert [f.evidence[0] for f in result.facts] == [_ids(b)[0] for b in chat.requests]
     assert [i for b in main for i in _ids(b)] == [t.id for t in long_thread]
+    # each request after the first shows the turns just before its own as earlier talk
+    assert not _earlier(main[0])
+    for before, body in itertools.pairwise(main):
+        assert _earlier(body) and _earlier(body)[-1] == _ids(before)[-1]
 
 
 async def test_a_turn_longer_than_the_window_is_cut(long_thread):

@@ -237,11 +237,13 @@ class OpenAIReasoner(Reasoner):
     async def extract_facts(self, turns: Sequence[Turn], context: Sequence[Turn] = ()
                             ) -> FactExtraction:
         """Extract facts citing their turns (see :meth:`Reasoner.extract_facts`); ``context``
-        is not sent (the prompt holds ``turns`` only, to keep within a small model's window).
+        is shown before ``turns`` as earlier talk, within a quarter of the request's material
+        budget (:func:`.openai_facts.earlier_turns`).
 
-        Cited ids not among ``turns`` are dropped; a fact left citing none is refused and
-        repaired. Relative dates are resolved against the cited turn's time; an
-        ``occurred_at`` that is not a ``YYYY-MM-DD`` date becomes ``None``. Turns that do not
+        Cited ids not among ``turns`` (or, after one of them, ``context``) are dropped; a fact
+        left citing none is refused and repaired, one citing only ``context`` is dropped.
+        Relative dates are resolved against the cited turn's time; an ``occurred_at`` that is
+        not a ``YYYY-MM-DD`` date becomes ``None``. Turns that do not
         fit in one request (``context_tokens``) are sent in several; an empty answer for
         turns with clear self-disclosures is asked again once, narrower. See
         :mod:`.openai_facts`.
@@ -250,7 +252,7 @@ class OpenAIReasoner(Reasoner):
             MalformedOutputError: invalid output after ``max_repairs`` repairs.
             ReasonerError: the endpoint failed.
         """
-        return await _facts.extract_facts(self, turns)
+        return await _facts.extract_facts(self, turns, context)
 
     async def summarize_user(
         self, previous: str | None, items: Sequence[str], max_tokens: int

@@ -3,6 +3,12 @@
 - **Context**: turns that do not fit in one request (``context_tokens``, with a quarter of it
   kept for the answer) are sent in several (:mod:`.chunking`); their facts are concatenated
   in turn order.
+- **Earlier turns**: the turns the pipeline sends as context (the talk before a window, the
+  turns of older threads that named a thing the window calls by name alone) are shown before
+  the conversation in an ``<earlier>`` fence, within a quarter of the material budget
+  (:func:`earlier_turns`); so is the talk before each request after the first when the
+  turns need several. A fact may cite them beside its own turn, never alone. Without
+  context, turns that fit in one request are sent as before, with no fence.
 - **Evidence**: cited ids not among the request's turns are dropped; a fact left citing none
   is refused and repaired (:func:`~.structured.complete_structured`).
 - **Dates**: relative dates the model left in a fact ("yesterday", "last week", "next
@@ -53,6 +59,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import logging
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -63,6 +70,7 @@ from ..text.dates import PAST_TENSE, DateMention, resolve_dates
 from ..text.injection import injection_reason
 from ..text.numbers import numbers_in
 from ..text.talk import reported_talk
+from ..tokens import count_tokens
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
 from .extractive.facts import turn_speakers
@@ -73,6 +81,8 @@ from .structured import OutputRejected, schema_text
 
 if TYPE_CHECKING:
     from .openai import OpenAIReasoner
+
+log = logging.getLogger(__name__)
 
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|im|my|me|we|we're|we've|our|us)\b",
                            re.IGNORECASE)
@@ -382,8 +392,38 @@ def _undated(text: str, when: dt.datetime) -> str:
     return out
 
 
-async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtraction:
-    """The facts of ``turns`` (see the module docstring).
+CONTEXT_SHARE = 4
+"""At most this share of a fact request's material budget goes to the earlier turns shown as
+context (a quarter: 450 tokens at a 4,096-token window, room for the 8 turns before a window
+of most chats and the turns that named a thing); only what they take is kept from the
+turns."""
+TAIL_SHARE = 8
+"""The share of the material budget kept, when the turns need several requests, for the
+talk before each request after the first (an eighth: 225 tokens at 4,096, the few turns a
+reply may answer)."""
+
+
+def earlier_turns(before: Sequence[Turn], thread_id: str | None, budget: int) -> list[Turn]:
+    """The turns of ``before`` (oldest first) to show as context within ``budget`` tokens,
+    oldest first: turns of other threads first (the pipeline sends those that named a thing
+    the turns call by name alone: "my cat Miso" for "Miso died"), then the thread's own, the
+    latest first; a turn that does not fit is left out and the next is tried."""
+    ranked = ([t for t in reversed(before) if t.thread_id != thread_id]
+              + [t for t in reversed(before) if t.thread_id == thread_id])
+    kept: set[str] = set()
+    used = 0
+    for turn in ranked:
+        size = chunking.turn_tokens(turn)
+        if turn.id not in kept and used + size <= budget:
+            kept.add(turn.id)
+            used += size
+    return [t for t in before if t.id in kept]
+
+
+async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn],
+                        context: Sequence[Turn] = ()) -> FactExtraction:
+    """The facts of ``turns`` (see the module docstring); ``context``: the turns before them,
+    oldest first, shown as earlier talk (:func:`earlier_turns`).
 
     Raises:
         MalformedOutputError: invalid output after ``max_repairs`` repairs.
@@ -395,9 +435,28 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn]) -> FactExtract
     fixed = chunking.message_tokens(prompts.fact_messages([], schema))
     budget = chunking.material_budget(
         r.context_tokens, fixed, r.context_tokens // chunking.FACT_ANSWER_SHARE)
+    parts = chunking.pack_turns(turns, budget)
+    note = count_tokens(prompts.EARLIER_NOTE) + 8  # the note, its fence lines and breaks
+    most = budget // CONTEXT_SHARE - note
+    reserve = 0  # tokens of material kept for earlier turns, the note included
+    if context:
+        reserve = note + sum(chunking.turn_tokens(t) for t in
+                             earlier_turns(context, turns[0].thread_id, most))
+    if len(parts) > 1:
+        reserve = max(reserve, note + budget // TAIL_SHARE)
+    reserve = min(reserve, note + most)
+    if reserve > note and budget - reserve >= chunking.MIN_MATERIAL_TOKENS:
+        parts = chunking.pack_turns(turns, budget - reserve)
+    else:
+        reserve = 0
     facts: list[FactDraft] = []
-    for part in chunking.pack_turns(turns, budget):
-        found = (await _extract_part(r, part, prompts.fact_messages(part, schema))).facts
+    start = 0
+    for part in parts:
+        earlier = earlier_turns([*context, *turns[:start]], part[0].thread_id,
+                                reserve - note) if reserve else []
+        start += len(part)
+        found = (await _extract_part(
+            r, part, prompts.fact_messages(part, schema, earlier), earlier)).facts
         if missed := uncovered(self_disclosures(part), found):
             found = [*found, *(await _extract_part(
                 r, missed, prompts.disclosure_messages(missed, schema))).facts]
@@ -509,19 +568,27 @@ def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraf
 
 
 async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
-                        messages: list[dict[str, str]]) -> FactExtraction:
-    """One request: ``turns`` fit the context window."""
+                        messages: list[dict[str, str]],
+                        earlier: Sequence[Turn] = ()) -> FactExtraction:
+    """One request: ``turns`` (and the ``earlier`` turns shown before them) fit the context
+    window. A fact's evidence is its cited ids among ``turns``, then those among ``earlier``;
+    a fact citing only earlier turns is dropped (no fact comes from them alone)."""
     by_id = {turn.id: turn for turn in turns}
+    before = {turn.id: turn for turn in earlier}
 
     def check(result: FactExtraction) -> FactExtraction:
         facts: list[FactDraft] = []
         uncited: list[str] = []
         for i, fact in enumerate(result.facts):
             cited = _keep_known(fact.evidence, by_id)
+            if not cited and _keep_known(fact.evidence, before):
+                log.debug("fact citing only earlier turns dropped: %r", fact.text)
+                continue
             if not cited:
                 uncited.append(f"- facts.{i} ({fact.text[:60]!r}) cites {fact.evidence}")
                 continue
             turn = by_id[cited[0]]
+            cited += [i for i in _keep_known(fact.evidence, before) if i not in cited]
             fact = absolute_dates(tidy(fact.model_copy(update={"evidence": cited})), turn)
             facts.append(fact)
         if uncited:
