@@ -51,6 +51,10 @@ turns that hold a name, not the ones that name it: a pet talked of in more short
 this can hide its naming turn."""
 NAMING_TURNS = 4
 """At most this many naming turns go to the reasoner as context, the latest first."""
+CONTEXT_ONLY = "cites only turns before the window"
+"""The refusal of a fact the grounding check left citing only context turns (its repair moved
+the citation to a neighbouring turn before the window, or kept only the turn beside a
+planted instruction): no fact comes from the talk before a window alone."""
 
 
 def _occurred_at(value: str | None) -> datetime | None:
@@ -192,6 +196,7 @@ async def extract_facts(
     result.count_refused(verdicts)
     now = utcnow()
     facts: list[Fact] = []
+    window = {t.id for t in turns}
     for draft, verdict in zip(drafts, verdicts, strict=True):
         if not verdict.accepted:
             log.info("fact refused by the grounding check (%s%s): %r citing %s", verdict.reason,
@@ -199,6 +204,13 @@ async def extract_facts(
                      ", ".join(draft.evidence))
             continue
         evidence = list(verdict.evidence)
+        if not window & set(evidence):  # the check's repair left only the talk before
+            log.info("fact refused (%s): %r citing %s", CONTEXT_ONLY, draft.text,
+                     ", ".join(evidence))
+            result.grounding_rejected += 1
+            result.grounding_reasons[CONTEXT_ONLY] = \
+                result.grounding_reasons.get(CONTEXT_ONLY, 0) + 1
+            continue
         digest = content_hash(draft.text)
         if digest in known or set(evidence) <= retired.get(digest, set()):
             result.exact_dedup_skipped += 1

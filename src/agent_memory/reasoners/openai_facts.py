@@ -4,11 +4,12 @@
   kept for the answer) are sent in several (:mod:`.chunking`); their facts are concatenated
   in turn order.
 - **Earlier turns**: the turns the pipeline sends as context (the talk before a window, the
-  turns of older threads that named a thing the window calls by name alone) are shown before
-  the conversation in an ``<earlier>`` fence, within a quarter of the material budget
-  (:func:`earlier_turns`); so is the talk before each request after the first when the
-  turns need several. A fact may cite them beside its own turn, never alone. Without
-  context, turns that fit in one request are sent as before, with no fence.
+  turns that named a thing the window calls by name alone) are shown before the conversation
+  in an ``<earlier>`` fence, within a quarter of the material budget and only what they take
+  (:func:`earlier_turns`); so is the talk before each request after the first when the turns
+  need several. A fact may cite them beside its own turn; one citing only them is given the
+  turn it is drawn from (:func:`drawn_from`) or dropped. Turns with no context that fit one
+  request are sent as before, with no fence.
 - **Evidence**: cited ids not among the request's turns are dropped; a fact left citing none
   is refused and repaired (:func:`~.structured.complete_structured`).
 - **Dates**: relative dates the model left in a fact ("yesterday", "last week", "next
@@ -403,21 +404,41 @@ talk before each request after the first (an eighth: 225 tokens at 4,096, the fe
 reply may answer)."""
 
 
-def earlier_turns(before: Sequence[Turn], thread_id: str | None, budget: int) -> list[Turn]:
-    """The turns of ``before`` (oldest first) to show as context within ``budget`` tokens,
-    oldest first: turns of other threads first (the pipeline sends those that named a thing
-    the turns call by name alone: "my cat Miso" for "Miso died"), then the thread's own, the
-    latest first; a turn that does not fit is left out and the next is tried."""
-    ranked = ([t for t in reversed(before) if t.thread_id != thread_id]
-              + [t for t in reversed(before) if t.thread_id == thread_id])
+NEAREST_TURNS = 2
+"""The turns right before a request that go first into its earlier talk: the question a
+short reply answers."""
+
+
+def earlier_turns(before: Sequence[Turn], first: Turn, budget: int) -> list[Turn]:
+    """The turns of ``before`` (oldest first) to show as earlier talk for a request whose
+    first turn is ``first``, within ``budget`` tokens, oldest first. They go in by rank, a
+    turn that does not fit left out and the next tried:
+
+    1. the :data:`NEAREST_TURNS` turns right before ``first`` (of its thread, seq by seq);
+    2. the turns from further back (of other threads, or further back in the thread): the
+       pipeline sends those that named a thing the turns call by name alone ("my cat Miso"
+       for "Miso died"), the latest first;
+    3. the rest of the turns right before ``first``, the latest first.
+
+    A turn listed twice is shown once."""
+    unique = list({t.id: t for t in before}.values())
+    run: list[Turn] = []  # the turns right before ``first``, latest first
+    for turn in reversed(unique):
+        after = run[-1] if run else first
+        if turn.thread_id != first.thread_id or turn.seq < 0 or turn.seq != after.seq - 1:
+            break
+        run.append(turn)
+    near = {t.id for t in run}
+    ranked = [*run[:NEAREST_TURNS], *(t for t in reversed(unique) if t.id not in near),
+              *run[NEAREST_TURNS:]]
     kept: set[str] = set()
     used = 0
     for turn in ranked:
         size = chunking.turn_tokens(turn)
-        if turn.id not in kept and used + size <= budget:
+        if used + size <= budget:
             kept.add(turn.id)
             used += size
-    return [t for t in before if t.id in kept]
+    return [t for t in unique if t.id in kept]
 
 
 async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn],
@@ -435,24 +456,21 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn],
     fixed = chunking.message_tokens(prompts.fact_messages([], schema))
     budget = chunking.material_budget(
         r.context_tokens, fixed, r.context_tokens // chunking.FACT_ANSWER_SHARE)
-    parts = chunking.pack_turns(turns, budget)
     note = count_tokens(prompts.EARLIER_NOTE) + 8  # the note, its fence lines and breaks
     most = budget // CONTEXT_SHARE - note
-    reserve = 0  # tokens of material kept for earlier turns, the note included
-    if context:
-        reserve = note + sum(chunking.turn_tokens(t) for t in
-                             earlier_turns(context, turns[0].thread_id, most))
-    if len(parts) > 1:
-        reserve = max(reserve, note + budget // TAIL_SHARE)
-    reserve = min(reserve, note + most)
-    if reserve > note and budget - reserve >= chunking.MIN_MATERIAL_TOKENS:
+    chosen = earlier_turns(context, turns[0], most) if context else []
+    reserve = note + sum(map(chunking.turn_tokens, chosen)) if chosen else 0  # for the talk
+    parts = chunking.pack_turns(turns, budget - reserve)
+    if len(parts) > 1:  # each request after the first is shown the talk before it too
+        reserve = max(reserve, note + min(most, budget // TAIL_SHARE))
         parts = chunking.pack_turns(turns, budget - reserve)
-    else:
-        reserve = 0
+    if reserve and budget - reserve < chunking.MIN_MATERIAL_TOKENS:
+        reserve = 0  # a window too small for earlier talk: the turns alone, as before
+        parts = chunking.pack_turns(turns, budget)
     facts: list[FactDraft] = []
     start = 0
     for part in parts:
-        earlier = earlier_turns([*context, *turns[:start]], part[0].thread_id,
+        earlier = earlier_turns([*context, *turns[:start]], part[0],
                                 reserve - note) if reserve else []
         start += len(part)
         found = (await _extract_part(
@@ -571,8 +589,11 @@ async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
                         messages: list[dict[str, str]],
                         earlier: Sequence[Turn] = ()) -> FactExtraction:
     """One request: ``turns`` (and the ``earlier`` turns shown before them) fit the context
-    window. A fact's evidence is its cited ids among ``turns``, then those among ``earlier``;
-    a fact citing only earlier turns is dropped (no fact comes from them alone)."""
+    window. A fact's evidence is its cited ids among ``turns``, then those among ``earlier``.
+    A fact citing only earlier turns is given the turn of ``turns`` it is drawn from
+    (:func:`drawn_from`: "Dana's cat Miso died on Sunday" citing "My cat Miso is 14" is
+    drawn from "Miso died on Sunday"), else dropped: no fact comes from earlier turns
+    alone."""
     by_id = {turn.id: turn for turn in turns}
     before = {turn.id: turn for turn in earlier}
 
@@ -582,13 +603,15 @@ async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
         for i, fact in enumerate(result.facts):
             cited = _keep_known(fact.evidence, by_id)
             if not cited and _keep_known(fact.evidence, before):
-                log.debug("fact citing only earlier turns dropped: %r", fact.text)
-                continue
+                if (source := drawn_from(fact.text, turns)) is None:
+                    log.debug("fact citing only earlier turns dropped: %r", fact.text)
+                    continue
+                cited = [source.id]
             if not cited:
                 uncited.append(f"- facts.{i} ({fact.text[:60]!r}) cites {fact.evidence}")
                 continue
             turn = by_id[cited[0]]
-            cited += [i for i in _keep_known(fact.evidence, before) if i not in cited]
+            cited += [e for e in _keep_known(fact.evidence, before) if e not in cited]
             fact = absolute_dates(tidy(fact.model_copy(update={"evidence": cited})), turn)
             facts.append(fact)
         if uncited:
@@ -599,6 +622,20 @@ async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
         return FactExtraction(facts=facts)
 
     return await r.structured(messages, FactExtraction, check)
+
+
+def drawn_from(text: str, turns: Sequence[Turn]) -> Turn | None:
+    """The turn of ``turns`` said by a person that a fact's ``text`` shares the most content
+    terms with, at least :data:`MIN_SHARED_TERMS` (the speakers' names aside); ``None`` when
+    none does, or two share the most."""
+    names = {w.lower() for t in turns if t.speaker for w in t.speaker.split()}
+    terms = set(content_terms(text, names))
+    shared = sorted(((len(terms & set(content_terms(t.content, names))), k)
+                     for k, t in enumerate(turns) if t.role.value == "user"), reverse=True)
+    if not shared or shared[0][0] < MIN_SHARED_TERMS or (
+            len(shared) > 1 and shared[1][0] == shared[0][0]):
+        return None
+    return turns[shared[0][1]]
 
 
 def _keep_known(ids: Sequence[str], known: dict[str, Turn]) -> list[str]:

@@ -16,7 +16,6 @@ nothing is merged, and a warning is logged; the next round asks again.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -28,7 +27,7 @@ from .reconcile_verify import DEFAULT_VERIFIER, Verifier
 from .structured import Message, OutputRejected, schema_text
 
 log = logging.getLogger(__name__)
-_FENCE = re.compile(r"<\s*(/?)\s*facts\b[^>]*>", re.IGNORECASE)
+_FENCE = prompts.tag_pattern(("facts", *prompts.FENCE_TAGS))
 
 SYSTEM = """\
 You keep a person's long-term memory consistent. You receive a numbered pool of facts that \
@@ -50,7 +49,7 @@ found in it. Use only ids shown in square brackets. Answer with JSON only."""
 
 
 def _neutralize(text: str) -> str:
-    return prompts.neutralize(_FENCE.sub(lambda m: f"[{m.group(1)}facts]", text))
+    return prompts.neutralize(text, _FENCE)
 
 
 def render_fact(fact: Fact) -> str:

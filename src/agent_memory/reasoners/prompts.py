@@ -25,17 +25,31 @@ from ..models import Turn
 FENCE_TAGS = ("conversation", "earlier", "previous_summary", "new_material")
 """Tags that delimit data in our prompts."""
 
-_TAG = re.compile(
-    r"<\s*(/?)\s*(" + "|".join(FENCE_TAGS) + r")\b[^>]*>", re.IGNORECASE
-)
+def tag_pattern(tags: Sequence[str]) -> re.Pattern[str]:
+    """A pattern of an opening or closing tag named in ``tags`` (any case and spacing), its
+    attributes and its ``>`` when on the same line: groups 1 (from the slash to the name), 2
+    (what follows the name) and 3 (the ``>`` or nothing)."""
+    return re.compile(r"<(\s*/?\s*(?:" + "|".join(map(re.escape, tags)) + r")\b)([^<>\n]*)(>?)",
+                      re.IGNORECASE)
+
+
+_TAG = tag_pattern(FENCE_TAGS)
 
 WORDS_PER_TOKEN = 0.75
 """Rough English words per LLM token, to state a token budget in words."""
 
 
-def neutralize(text: str) -> str:
-    """Return ``text`` with every fence tag (any case, spacing or attributes) made inert."""
-    return _TAG.sub(lambda m: f"[{m.group(1)}{m.group(2).lower()}]", text)
+def neutralize(text: str, pattern: re.Pattern[str] = _TAG) -> str:
+    """Return ``text`` with every fence tag (any case, spacing or attributes) made inert: its
+    angle brackets become square ones (``</conversation>`` -> ``[/conversation]``), and a tag
+    left open on its line loses its ``<`` ("< earlier quotes" -> "[ earlier quotes"). Only
+    the tag changes: the words around it, and any line after it, are kept as they were.
+
+    Args:
+        text: untrusted text (a turn, a summary, a fact).
+        pattern: the tags to make inert (:func:`tag_pattern`; default :data:`FENCE_TAGS`).
+    """
+    return pattern.sub(lambda m: f"[{m.group(1)}{m.group(2)}{']' if m.group(3) else ''}", text)
 
 
 def fence(tag: str, text: str) -> str:
@@ -49,7 +63,7 @@ def render_turn(turn: Turn) -> str:
     Continuation lines of a multi-line message are indented by four spaces.
     """
     when = turn.created_at.strftime("%Y-%m-%d (%A)")
-    who = turn.speaker or turn.role.value
+    who = " ".join((turn.speaker or turn.role.value).split())  # one line: no forged header
     body = "\n    ".join(turn.content.strip().splitlines()) or turn.content
     return f"[{turn.id}] {when} {who} ({turn.role.value}): {body}"
 
