@@ -657,3 +657,23 @@ async def test_a_stray_tag_word_hides_no_turn():
     assert "Flights now are [ earlier quotes, sadly." in text and "tired -> happy." in text
     assert neutralize("</Earlier >") == "[/Earlier ]"
     assert neutralize("<conversation\n>") == "[conversation\n>"  # left open: inert
+
+
+async def test_a_thing_the_speaker_named_earlier_is_written_with_its_owner():
+    """A 1.5B model answered "Miso died on Sunday 10 March 2024." for "Sad news. Miso died on
+    Sunday." with "My cat Miso is 14" shown as earlier talk: a note naming no speaker, which
+    was dropped. It is the speaker's cat: the fact names the owner and cites the naming turn
+    too. A name the speaker gave nothing, or gave only later, is left as it was (and the
+    fact, naming no one, dropped)."""
+    naming = _dana("th1", "My cat Miso is 14 and rules the house.")
+    window = _dana("th2", "Sad news. Miso died on Sunday.", "Pip ate my sandwich at lunch.",
+                   start=0, days=13)
+    later = _dana("th2", "My dog Pip is a menace.", start=2, days=13)
+    chat = ScriptedChatModel([{"facts": [
+        {"text": "Miso died on Sunday.", "subject": "Miso", "evidence": ["th2:0"]},
+        {"text": "Pip ate a sandwich at lunch.", "subject": "Pip", "evidence": ["th2:1"]},
+    ]}, {"facts": []}])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client()).extract_facts(
+        [*window, *later], context=naming)).facts
+    assert [(f.text, f.evidence, f.subject) for f in facts] == [
+        ("Dana's cat Miso died on Sunday 27 April 2025.", ["th2:0", "th1:0"], "Dana")]

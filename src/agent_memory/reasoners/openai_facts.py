@@ -10,6 +10,9 @@
   need several. A fact may cite them beside its own turn; one citing only them is given the
   turn it is drawn from (:func:`drawn_from`) or dropped. Turns with no context that fit one
   request are sent as before, with no fence.
+- **Named things**: a fact opening with the name of a thing its speaker named ("Miso died on
+  Sunday." after "my cat Miso") is written with the owner and cites the naming turn too
+  (:func:`with_owners`), as the offline reasoner writes it.
 - **Evidence**: cited ids not among the request's turns are dropped; a fact left citing none
   is refused and repaired (:func:`~.structured.complete_structured`).
 - **Dates**: relative dates the model left in a fact ("yesterday", "last week", "next
@@ -75,6 +78,7 @@ from ..tokens import count_tokens
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
 from .extractive.facts import turn_speakers
+from .extractive.named import named_things, owned
 from .extractive.parse import parse
 from .extractive.person import YOU_WORDS, Speaker, to_third_person
 from .extractive.sentences import content_terms, split_sentences, words
@@ -478,7 +482,7 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn],
         if missed := uncovered(self_disclosures(part), found):
             found = [*found, *(await _extract_part(
                 r, missed, prompts.disclosure_messages(missed, schema))).facts]
-        facts += await run_in_worker(_written, found, part)
+        facts += await run_in_worker(_written, found, part, earlier)
     return FactExtraction(facts=facts)
 
 
@@ -573,15 +577,52 @@ def names_a_speaker(fact: FactDraft, turns: Sequence[Turn]) -> bool:
     return _names_a_user(turns)(fact.text)
 
 
-def _written(facts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[FactDraft]:
+def with_owners(facts: Sequence[FactDraft], turns: Sequence[Turn],
+                earlier: Sequence[Turn] = ()) -> list[FactDraft]:
+    """``facts`` that open with the name of a thing the speaker of their first cited turn
+    named, in ``earlier`` or ``turns`` no later than that turn (a pet, a relative: "my cat
+    Miso", :func:`~.extractive.named.named_things`), and name no speaker, written with the
+    owner ("Miso died on Sunday." -> "Dana's cat Miso died on Sunday.") and citing the naming
+    turn after their own, where the noun is said (the grounding check looks for it there),
+    the speaker as their subject, as the offline reasoner writes them; the other facts
+    unchanged. A small model writes the name as the speaker said it. Parses
+    (spaCy): call it off the event loop."""
+    read = [t for t in [*earlier, *turns] if t.role.value == "user" and t.speaker]
+    named = _names_a_user(turns)
+    if not read or all(named(f.text) for f in facts):
+        return list(facts)
+    order = {t.id: k for k, t in enumerate(read)}
+    speakers = frozenset(w.lower() for t in read for w in (t.speaker or "", *(
+        t.speaker or "").split()) if w)
+    things = named_things({t.id: split_sentences(t.content) for t in read},
+                          {t.id: t.speaker or "" for t in read}, speakers)
+    out = []
+    for fact in facts:
+        own = read[order[fact.evidence[0]]] if fact.evidence[0] in order else None
+        mine = None if own is None or named(fact.text) else owned(
+            fact.text, things.get(own.speaker or "", {}))
+        if mine is None or order[mine[1]] > order[own.id]:  # named later: not yet known
+            out.append(fact)
+            continue
+        text = f"{own.speaker}'s {mine[0].removeprefix('My ')}"
+        evidence = [*fact.evidence, *([mine[1]] if mine[1] not in fact.evidence else [])]
+        out.append(fact.model_copy(update={"text": text, "evidence": evidence,
+                                           "subject": own.speaker}))  # not "Miso"
+    return out
+
+
+def _written(facts: Sequence[FactDraft], turns: Sequence[Turn],
+             earlier: Sequence[Turn] = ()) -> list[FactDraft]:
     """``facts`` without the vague ones another states exactly (:func:`superseded_out`), as
-    notes (:func:`as_notes`), in the third person (:func:`third_persons`), one claim each
-    (:func:`atomic`), each naming a speaker (:func:`names_a_speaker`), with a time the model
-    left out put back (:func:`restore_time`); parses: call it off the event loop."""
+    notes (:func:`as_notes`), in the third person (:func:`third_persons`), a named thing
+    given its owner (:func:`with_owners`), one claim each (:func:`atomic`), each naming a
+    speaker (:func:`names_a_speaker`), with a time the model left out put back
+    (:func:`restore_time`); parses: call it off the event loop."""
     named = _names_a_user(turns)  # the names read once for all the facts
     by_id = {turn.id: turn for turn in turns}
+    notes = third_persons(as_notes(superseded_out(facts, turns), turns), turns)
     return [restore_time(one, by_id[one.evidence[0]])
-            for fact in third_persons(as_notes(superseded_out(facts, turns), turns), turns)
+            for fact in with_owners(notes, turns, earlier)
             for one in atomic(fact) if named(one.text)]
 
 
