@@ -21,9 +21,11 @@ from agent_memory.reasoners.openai import OpenAIReasoner
 from agent_memory.reasoners.openai_facts import (
     drawn_from,
     earlier_turns,
+    named_news,
     names_a_speaker,
     self_disclosures,
     spoken_line,
+    states_a_claim,
     uncovered,
 )
 from agent_memory.reasoners.prompts import neutralize
@@ -496,7 +498,7 @@ async def test_earlier_turns_fit_a_quarter_of_the_budget_other_threads_first():
     before = _dana("th2", *(f"Long day number {i} at the office, lots of meetings and "
                             "emails and a late train home again." for i in range(30)))
     window = _dana("th2", "Pip got lost on the beach today.", start=30, days=13)
-    chat = ScriptedChatModel([{"facts": []}])
+    chat = ScriptedChatModel([{"facts": []}] * 2)  # news of Pip with no fact: asked again
     reasoner = OpenAIReasoner("qwen-test", client=chat.async_client())
     await reasoner.extract_facts(window, context=[*naming, *before])
     shown = _earlier(chat.requests[0])
@@ -677,3 +679,39 @@ async def test_a_thing_the_speaker_named_earlier_is_written_with_its_owner():
         [*window, *later], context=naming)).facts
     assert [(f.text, f.evidence, f.subject) for f in facts] == [
         ("Dana's cat Miso died on Sunday 27 April 2025.", ["th2:0", "th1:0"], "Dana")]
+
+
+async def test_news_of_a_named_thing_left_out_of_the_answer_is_asked_again():
+    """"Sad news. Miso died on Sunday." has no first person, so it was no self-disclosure:
+    a 1.5B model answering no fact for it lost the news. A turn whose sentence opens with
+    the name of a thing its speaker named before is asked again, narrower, when no fact
+    cites it; a name the speaker gave nothing is not."""
+    naming = _dana("th1", "My cat Miso is 14 and rules the house.")
+    window = _dana("th2", "Sad news. Miso died on Sunday.", "Rex barked all night.",
+                   days=13)
+    chat = ScriptedChatModel([{"facts": []}, {"facts": [
+        {"text": "Miso died on Sunday.", "subject": "Dana", "evidence": ["th2:0"]}]}])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client()).extract_facts(
+        window, context=naming)).facts
+    assert _shown(chat.requests[1]) == ["th2:0"]
+    assert [(f.text, f.evidence) for f in facts] == [
+        ("Dana's cat Miso died on Sunday 27 April 2025.", ["th2:0", "th1:0"])]
+    assert named_news(window, naming) == window[:1] and named_news(window) == []
+
+
+async def test_a_line_copied_with_the_speakers_name_first_is_split_and_its_news_kept():
+    """Asked again about "Sad news. Miso died on Sunday.", a 1.5B model answered "Dana sad
+    news. Miso died on Sunday 10 March 2024.": "Dana sad news." was stored. Each sentence is
+    a claim of its own; one with no verb states nothing and is dropped; the other is given
+    its owner."""
+    naming = _dana("th1", "My cat Miso is 14 and rules the house.")
+    window = _dana("th2", "Sad news. Miso died on Sunday.", days=13)
+    chat = ScriptedChatModel([{"facts": [
+        {"text": "Dana sad news. Miso died on Sunday 27 April 2025.", "subject": "Dana",
+         "evidence": ["th2:0"]}]}])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client()).extract_facts(
+        window, context=naming)).facts
+    assert [(f.text, f.evidence) for f in facts] == [
+        ("Dana's cat Miso died on Sunday 27 April 2025.", ["th2:0", "th1:0"])]
+    assert states_a_claim(["Dana sad news.", "Dana is 34.", "Dana runs."]) == [
+        False, True, True]

@@ -12,7 +12,10 @@
   request are sent as before, with no fence.
 - **Named things**: a fact opening with the name of a thing its speaker named ("Miso died on
   Sunday." after "my cat Miso") is written with the owner and cites the naming turn too
-  (:func:`with_owners`), as the offline reasoner writes it.
+  (:func:`with_owners`), as the offline reasoner writes it; a turn telling news of such a
+  thing that no fact cites is asked again with the narrower prompt (:func:`named_news`).
+- **A claim**: a fact part with no verb ("Dana sad news.") is dropped
+  (:func:`states_a_claim`).
 - **Evidence**: cited ids not among the request's turns are dropped; a fact left citing none
   is refused and repaired (:func:`~.structured.complete_structured`).
 - **Dates**: relative dates the model left in a fact ("yesterday", "last week", "next
@@ -479,7 +482,11 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn],
         start += len(part)
         found = (await _extract_part(
             r, part, prompts.fact_messages(part, schema, earlier), earlier)).facts
-        if missed := uncovered(self_disclosures(part), found):
+        missed = uncovered(self_disclosures(part), found)
+        missed += [t for t in await run_in_worker(named_news, part, earlier)
+                   if not any(t.id in f.evidence for f in found)
+                   and t.id not in {m.id for m in missed}]
+        if missed:
             found = [*found, *(await _extract_part(
                 r, missed, prompts.disclosure_messages(missed, schema))).facts]
         facts += await run_in_worker(_written, found, part, earlier)
@@ -577,6 +584,38 @@ def names_a_speaker(fact: FactDraft, turns: Sequence[Turn]) -> bool:
     return _names_a_user(turns)(fact.text)
 
 
+def _named(turns: Sequence[Turn], earlier: Sequence[Turn]
+           ) -> tuple[list[Turn], dict[str, int], dict[str, dict[str, tuple[str, str]]]]:
+    """The user turns of ``earlier`` and ``turns`` with a speaker, in order; turn id -> its
+    position among them; and the things each speaker named in them
+    (:func:`~.extractive.named.named_things`). Parses: call it off the event loop."""
+    read = [t for t in [*earlier, *turns] if t.role.value == "user" and t.speaker]
+    speakers = frozenset(w.lower() for t in read for w in (t.speaker or "", *(
+        t.speaker or "").split()) if w)
+    things = named_things({t.id: split_sentences(t.content) for t in read},
+                          {t.id: t.speaker or "" for t in read}, speakers) if read else {}
+    return read, {t.id: k for k, t in enumerate(read)}, things
+
+
+def _owner_of(text: str, turn: Turn, order: dict[str, int],
+              things: dict[str, dict[str, tuple[str, str]]]) -> tuple[str, str] | None:
+    """``text`` (a sentence of ``turn``, or a fact citing it first) written with the owner's
+    word before the name it opens with, and the naming turn's id (:func:`.named.owned`),
+    when ``turn``'s speaker named that thing no later than ``turn``; else ``None``."""
+    mine = owned(text, things.get(turn.speaker or "", {}))
+    return mine if mine is not None and order[mine[1]] <= order[turn.id] else None
+
+
+def named_news(turns: Sequence[Turn], earlier: Sequence[Turn] = ()) -> list[Turn]:
+    """The user turns of ``turns`` with a sentence opening with the name of a thing their
+    speaker named before ("Sad news. Miso died on Sunday." after "my cat Miso is 14"): news
+    about the speaker's own, though in no first person, so no :func:`self_disclosures`; an
+    answer with no fact citing one asks it again. Parses: call it off the event loop."""
+    _, order, things = _named(turns, earlier)
+    return [t for t in turns if t.id in order and any(
+        _owner_of(s, t, order, things) for s in split_sentences(t.content))]
+
+
 def with_owners(facts: Sequence[FactDraft], turns: Sequence[Turn],
                 earlier: Sequence[Turn] = ()) -> list[FactDraft]:
     """``facts`` that open with the name of a thing the speaker of their first cited turn
@@ -585,23 +624,18 @@ def with_owners(facts: Sequence[FactDraft], turns: Sequence[Turn],
     owner ("Miso died on Sunday." -> "Dana's cat Miso died on Sunday.") and citing the naming
     turn after their own, where the noun is said (the grounding check looks for it there),
     the speaker as their subject, as the offline reasoner writes them; the other facts
-    unchanged. A small model writes the name as the speaker said it. Parses
-    (spaCy): call it off the event loop."""
-    read = [t for t in [*earlier, *turns] if t.role.value == "user" and t.speaker]
+    unchanged. A small model writes the name as the speaker said it. Parses (spaCy): call it
+    off the event loop."""
     named = _names_a_user(turns)
-    if not read or all(named(f.text) for f in facts):
+    if all(named(f.text) for f in facts):
         return list(facts)
-    order = {t.id: k for k, t in enumerate(read)}
-    speakers = frozenset(w.lower() for t in read for w in (t.speaker or "", *(
-        t.speaker or "").split()) if w)
-    things = named_things({t.id: split_sentences(t.content) for t in read},
-                          {t.id: t.speaker or "" for t in read}, speakers)
+    read, order, things = _named(turns, earlier)
     out = []
     for fact in facts:
         own = read[order[fact.evidence[0]]] if fact.evidence[0] in order else None
-        mine = None if own is None or named(fact.text) else owned(
-            fact.text, things.get(own.speaker or "", {}))
-        if mine is None or order[mine[1]] > order[own.id]:  # named later: not yet known
+        mine = None if own is None or named(fact.text) else _owner_of(
+            fact.text, own, order, things)
+        if own is None or mine is None:
             out.append(fact)
             continue
         text = f"{own.speaker}'s {mine[0].removeprefix('My ')}"
@@ -611,19 +645,29 @@ def with_owners(facts: Sequence[FactDraft], turns: Sequence[Turn],
     return out
 
 
+def states_a_claim(texts: Sequence[str]) -> list[bool]:
+    """Whether each of ``texts`` has a verb or an auxiliary by its parse: "Dana sad news.",
+    a small model's copy of a line's opening with the speaker's name put first, states
+    nothing. Parses (spaCy): call it off the event loop."""
+    return [any(t.pos_ in ("VERB", "AUX") for t in doc) for doc in parse(list(texts))]
+
+
 def _written(facts: Sequence[FactDraft], turns: Sequence[Turn],
              earlier: Sequence[Turn] = ()) -> list[FactDraft]:
     """``facts`` without the vague ones another states exactly (:func:`superseded_out`), as
-    notes (:func:`as_notes`), in the third person (:func:`third_persons`), a named thing
-    given its owner (:func:`with_owners`), one claim each (:func:`atomic`), each naming a
-    speaker (:func:`names_a_speaker`), with a time the model left out put back
-    (:func:`restore_time`); parses: call it off the event loop."""
+    notes (:func:`as_notes`), in the third person (:func:`third_persons`), one claim each
+    (:func:`atomic`), a named thing given its owner (:func:`with_owners`), each naming a
+    speaker (:func:`names_a_speaker`) and stating a claim (:func:`states_a_claim`), with a
+    time the model left out put back (:func:`restore_time`); parses: call it off the event
+    loop."""
     named = _names_a_user(turns)  # the names read once for all the facts
     by_id = {turn.id: turn for turn in turns}
     notes = third_persons(as_notes(superseded_out(facts, turns), turns), turns)
+    parts = [one for one in with_owners([one for fact in notes for one in atomic(fact)],
+                                        turns, earlier) if named(one.text)]
     return [restore_time(one, by_id[one.evidence[0]])
-            for fact in with_owners(notes, turns, earlier)
-            for one in atomic(fact) if named(one.text)]
+            for one, claim in zip(parts, states_a_claim([p.text for p in parts]),
+                                  strict=True) if claim]
 
 
 async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],
