@@ -14,8 +14,9 @@
   Sunday." after "my cat Miso") is written with the owner and cites the naming turn too
   (:func:`with_owners`), as the offline reasoner writes it; a turn telling news of such a
   thing that no fact cites is asked again with the narrower prompt (:func:`named_news`).
-- **A claim**: a fact part with no verb ("Dana sad news.") is dropped
-  (:func:`states_a_claim`).
+- **A line's opening is no claim**: a part with no verb and no number that copies the opening
+  of a sentence of its turn with the speaker's name first ("Dana sad news.") is dropped
+  (:func:`copied_openings`).
 - **Evidence**: cited ids not among the request's turns are dropped; a fact left citing none
   is refused and repaired (:func:`~.structured.complete_structured`).
 - **Dates**: relative dates the model left in a fact ("yesterday", "last week", "next
@@ -459,6 +460,8 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn],
     """
     if not turns:
         return FactExtraction()
+    own = {t.id for t in turns}
+    context = [t for t in context if t.id not in own]  # a turn is shown once, as a turn
     schema = schema_text(FactExtraction)
     fixed = chunking.message_tokens(prompts.fact_messages([], schema))
     budget = chunking.material_budget(
@@ -482,14 +485,16 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn],
         start += len(part)
         found = (await _extract_part(
             r, part, prompts.fact_messages(part, schema, earlier), earlier)).facts
-        missed = uncovered(self_disclosures(part), found)
+        kept = await run_in_worker(_written, found, part, earlier)  # what is left of them
+        missed = uncovered(self_disclosures(part), kept)
         missed += [t for t in await run_in_worker(named_news, part, earlier)
-                   if not any(t.id in f.evidence for f in found)
+                   if not any(t.id in f.evidence for f in kept)
                    and t.id not in {m.id for m in missed}]
-        if missed:
+        if missed:  # the vague facts of the first answer give way to exact ones of both
             found = [*found, *(await _extract_part(
                 r, missed, prompts.disclosure_messages(missed, schema))).facts]
-        facts += await run_in_worker(_written, found, part, earlier)
+            kept = await run_in_worker(_written, found, part, earlier)
+        facts += kept
     return FactExtraction(facts=facts)
 
 
@@ -606,14 +611,24 @@ def _owner_of(text: str, turn: Turn, order: dict[str, int],
     return mine if mine is not None and order[mine[1]] <= order[turn.id] else None
 
 
+def _news_names(turn: Turn, order: dict[str, int],
+                things: dict[str, dict[str, tuple[str, str]]]) -> set[str]:
+    """The names of things its speaker named no later than ``turn`` that open one of
+    ``turn``'s sentences as its subject ("Miso died on Sunday.")."""
+    return {words(s)[0].removesuffix("'s") for s in split_sentences(turn.content)
+            if _owner_of(s, turn, order, things)}
+
+
 def named_news(turns: Sequence[Turn], earlier: Sequence[Turn] = ()) -> list[Turn]:
     """The user turns of ``turns`` with a sentence opening with the name of a thing their
-    speaker named before ("Sad news. Miso died on Sunday." after "my cat Miso is 14"): news
-    about the speaker's own, though in no first person, so no :func:`self_disclosures`; an
-    answer with no fact citing one asks it again. Parses: call it off the event loop."""
+    speaker named no later ("Sad news. Miso died on Sunday." after "my cat Miso is 14"):
+    news about the speaker's own, though in no first person, so no :func:`self_disclosures`;
+    an answer with no fact citing one asks it again. A turn addressed to the memory or the
+    model (:func:`~agent_memory.text.injection.injection_reason`) is none. Parses: call it
+    off the event loop."""
     _, order, things = _named(turns, earlier)
-    return [t for t in turns if t.id in order and any(
-        _owner_of(s, t, order, things) for s in split_sentences(t.content))]
+    return [t for t in turns if t.id in order and not injection_reason(t.content)
+            and _news_names(t, order, things)]
 
 
 def with_owners(facts: Sequence[FactDraft], turns: Sequence[Turn],
@@ -623,9 +638,10 @@ def with_owners(facts: Sequence[FactDraft], turns: Sequence[Turn],
     Miso", :func:`~.extractive.named.named_things`), and name no speaker, written with the
     owner ("Miso died on Sunday." -> "Dana's cat Miso died on Sunday.") and citing the naming
     turn after their own, where the noun is said (the grounding check looks for it there),
-    the speaker as their subject, as the offline reasoner writes them; the other facts
-    unchanged. A small model writes the name as the speaker said it. Parses (spaCy): call it
-    off the event loop."""
+    the speaker as their subject, as the offline reasoner writes them, when that turn too
+    opens a sentence with the name ("Miso died on Sunday."; not "I heard Max from accounting
+    quit" for a son named Max); the other facts unchanged. A small model writes the name as
+    the speaker said it. Parses (spaCy): call it off the event loop."""
     named = _names_a_user(turns)
     if all(named(f.text) for f in facts):
         return list(facts)
@@ -635,7 +651,8 @@ def with_owners(facts: Sequence[FactDraft], turns: Sequence[Turn],
         own = read[order[fact.evidence[0]]] if fact.evidence[0] in order else None
         mine = None if own is None or named(fact.text) else _owner_of(
             fact.text, own, order, things)
-        if own is None or mine is None:
+        if own is None or mine is None or words(fact.text)[0].removesuffix(
+                "'s") not in _news_names(own, order, things):  # the turn opens with it too
             out.append(fact)
             continue
         text = f"{own.speaker}'s {mine[0].removeprefix('My ')}"
@@ -645,11 +662,24 @@ def with_owners(facts: Sequence[FactDraft], turns: Sequence[Turn],
     return out
 
 
-def states_a_claim(texts: Sequence[str]) -> list[bool]:
-    """Whether each of ``texts`` has a verb or an auxiliary by its parse: "Dana sad news.",
-    a small model's copy of a line's opening with the speaker's name put first, states
-    nothing. Parses (spaCy): call it off the event loop."""
-    return [any(t.pos_ in ("VERB", "AUX") for t in doc) for doc in parse(list(texts))]
+def copied_openings(parts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[bool]:
+    """Whether each of ``parts`` (facts of one claim, citing turns of ``turns`` first) is a
+    copy of the opening of a sentence of its cited turn with a speaker's name put first, and
+    states nothing: no verb or auxiliary by its parse, no number, and its words, the
+    speakers' names aside, open a sentence of that turn ("Dana sad news." for "Sad news.
+    Miso died on Sunday."). A fact with no verb that states something is not one ("Priya's
+    budget: $480,000.", "Priya, 34, a nurse", "Maria volunteers at a shelter" with the verb
+    read as a noun). Parses (spaCy): call it off the event loop."""
+    by_id = {t.id: t for t in turns}
+    names = {w.lower() for t in turns if t.speaker for w in t.speaker.split()}
+    out = []
+    for part, doc in zip(parts, parse([p.text for p in parts]), strict=True):
+        said = [w for w in (w.removesuffix("'s") for w in words(part.text)) if w not in names]
+        turn = by_id.get(part.evidence[0])
+        out.append(bool(said) and turn is not None and not numbers_in(part.text)
+                   and not any(t.pos_ in ("VERB", "AUX") for t in doc)
+                   and any(words(s)[:len(said)] == said for s in split_sentences(turn.content)))
+    return out
 
 
 def _written(facts: Sequence[FactDraft], turns: Sequence[Turn],
@@ -657,17 +687,17 @@ def _written(facts: Sequence[FactDraft], turns: Sequence[Turn],
     """``facts`` without the vague ones another states exactly (:func:`superseded_out`), as
     notes (:func:`as_notes`), in the third person (:func:`third_persons`), one claim each
     (:func:`atomic`), a named thing given its owner (:func:`with_owners`), each naming a
-    speaker (:func:`names_a_speaker`) and stating a claim (:func:`states_a_claim`), with a
-    time the model left out put back (:func:`restore_time`); parses: call it off the event
-    loop."""
+    speaker (:func:`names_a_speaker`) and no copy of a line's opening
+    (:func:`copied_openings`), with a time the model left out put back
+    (:func:`restore_time`); parses: call it off the event loop."""
     named = _names_a_user(turns)  # the names read once for all the facts
     by_id = {turn.id: turn for turn in turns}
     notes = third_persons(as_notes(superseded_out(facts, turns), turns), turns)
     parts = [one for one in with_owners([one for fact in notes for one in atomic(fact)],
                                         turns, earlier) if named(one.text)]
     return [restore_time(one, by_id[one.evidence[0]])
-            for one, claim in zip(parts, states_a_claim([p.text for p in parts]),
-                                  strict=True) if claim]
+            for one, copied in zip(parts, copied_openings(parts, turns), strict=True)
+            if not copied]
 
 
 async def _extract_part(r: OpenAIReasoner, turns: Sequence[Turn],

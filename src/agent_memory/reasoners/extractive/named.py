@@ -122,9 +122,10 @@ def named_things(said: Mapping[str, Sequence[str]], speaker_of: Mapping[str, str
 
 
 def owned(sentence: str, things: Mapping[str, tuple[str, str]]) -> tuple[str, str] | None:
-    """``sentence`` opening with the name of one of ``things`` (and no "I"/"my" of its own),
-    written with the owner's word before the name: ("My cat Miso died on Sunday.", id of the
-    naming turn); ``None`` when it opens otherwise."""
+    """``sentence`` opening with the name of one of ``things`` (as its subject), written with
+    the owner's word before the name (the offline caller leaves out sentences with an
+    "I"/"my" of their own): ("My cat Miso died on Sunday.", id of the naming turn); ``None``
+    when it opens otherwise."""
     first = [w.removesuffix("'s") for w in words(sentence)[:1]]  # "Miso's vet says ..."
     if not first or first[0] not in things or not sentence[:1].isupper():
         return None
