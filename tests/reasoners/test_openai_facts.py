@@ -716,7 +716,7 @@ async def test_a_line_copied_with_the_speakers_name_first_is_split_and_its_news_
         ("Dana's cat Miso died on Sunday 27 April 2025.", ["th2:0", "th1:0"])]
     turn = window[0]
     parts = [FactDraft(text=t, evidence=[turn.id]) for t in (
-        "Dana sad news.", "Dana's budget: $480,000.", "Maria volunteers at a shelter.",
+        "Dana sad news.", "Dana's budget: $480,000.", "Dana fosters kittens.",
         "Dana news.")]
     assert copied_openings(parts, window) == [True, False, False, False]
 

@@ -668,7 +668,7 @@ def copied_openings(parts: Sequence[FactDraft], turns: Sequence[Turn]) -> list[b
     states nothing: no verb or auxiliary by its parse, no number, and its words, the
     speakers' names aside, open a sentence of that turn ("Dana sad news." for "Sad news.
     Miso died on Sunday."). A fact with no verb that states something is not one ("Priya's
-    budget: $480,000.", "Priya, 34, a nurse", "Maria volunteers at a shelter" with the verb
+    budget: $480,000.", "Priya, 34, a nurse", "Omar fosters kittens" with the verb
     read as a noun). Parses (spaCy): call it off the event loop."""
     by_id = {t.id: t for t in turns}
     names = {w.lower() for t in turns if t.speaker for w in t.speaker.split()}
