@@ -462,6 +462,19 @@ def _dana(thread: str, *said: str, start: int = 0, days: int = 0) -> list[Turn]:
             for i, text in enumerate(said)]
 
 
+NAMING = _dana("th1", "My cat Miso is 14 and rules the house.")
+NEWS = _dana("th2", "Sad news. Miso died on Sunday.", days=13)
+
+
+async def _miso_facts(*replies: dict) -> tuple[list[FactDraft], ScriptedChatModel]:
+    """The facts of :data:`NEWS` with :data:`NAMING` as context, the model answering
+    ``replies`` in turn; and the scripted model, for its requests."""
+    chat = ScriptedChatModel(list(replies))
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client()).extract_facts(
+        NEWS, context=NAMING)).facts
+    return facts, chat
+
+
 async def test_context_turns_are_shown_as_earlier_talk_and_cited_only_beside_a_turn():
     """The turns before a window, and a naming turn of an older thread, reach the model in an
     ``<earlier>`` fence after a note that no fact comes from them alone. A fact may cite one
@@ -592,14 +605,10 @@ def test_a_fact_citing_only_an_earlier_turn_is_given_the_turn_it_is_drawn_from()
 
 
 async def test_a_fact_the_model_cites_to_the_naming_turn_alone_is_recited_or_dropped():
-    naming = _dana("th1", "My cat Miso is 14 and rules the house.")
-    window = _dana("th2", "Sad news. Miso died on Sunday.", days=13)
-    chat = ScriptedChatModel([{"facts": [
+    facts, chat = await _miso_facts({"facts": [
         {"text": "Dana's cat Miso died on Sunday.", "subject": "Dana", "evidence": ["th1:0"]},
         {"text": "Dana's cat Miso rules the house.", "subject": "Dana",
-         "evidence": ["th1:0"]}]}])
-    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client()).extract_facts(
-        window, context=naming)).facts
+         "evidence": ["th1:0"]}]})
     assert [(f.text, f.evidence) for f in facts] == [
         ("Dana's cat Miso died on Sunday 27 April 2025.", ["th2:0", "th1:0"])]
     assert len(chat.requests) == 1  # dropped, not sent back for repair
@@ -705,33 +714,24 @@ async def test_a_line_copied_with_the_speakers_name_first_is_split_and_its_news_
     news. Miso died on Sunday 10 March 2024.": "Dana sad news." was stored. Each sentence is
     a claim of its own; one with no verb states nothing and is dropped; the other is given
     its owner."""
-    naming = _dana("th1", "My cat Miso is 14 and rules the house.")
-    window = _dana("th2", "Sad news. Miso died on Sunday.", days=13)
-    chat = ScriptedChatModel([{"facts": [
+    facts, _ = await _miso_facts({"facts": [
         {"text": "Dana sad news. Miso died on Sunday 27 April 2025.", "subject": "Dana",
-         "evidence": ["th2:0"]}]}])
-    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client()).extract_facts(
-        window, context=naming)).facts
+         "evidence": ["th2:0"]}]})
     assert [(f.text, f.evidence) for f in facts] == [
         ("Dana's cat Miso died on Sunday 27 April 2025.", ["th2:0", "th1:0"])]
-    turn = window[0]
-    parts = [FactDraft(text=t, evidence=[turn.id]) for t in (
+    parts = [FactDraft(text=t, evidence=[NEWS[0].id]) for t in (
         "Dana sad news.", "Dana's budget: $480,000.", "Dana fosters kittens.",
         "Dana news.")]
-    assert copied_openings(parts, window) == [True, False, False, False]
+    assert copied_openings(parts, NEWS) == [True, False, False, False]
 
 
 async def test_a_turn_whose_only_facts_are_dropped_is_asked_again():
     """Coverage is read on what is left of the answer: "Dana sad news." alone covers
     nothing, so the news is asked again."""
-    naming = _dana("th1", "My cat Miso is 14 and rules the house.")
-    window = _dana("th2", "Sad news. Miso died on Sunday.", days=13)
-    chat = ScriptedChatModel([
+    facts, _ = await _miso_facts(
         {"facts": [{"text": "Dana sad news.", "subject": "Dana", "evidence": ["th2:0"]}]},
         {"facts": [{"text": "Miso died on Sunday.", "subject": "Dana",
-                    "evidence": ["th2:0"]}]}])
-    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client()).extract_facts(
-        window, context=naming)).facts
+                    "evidence": ["th2:0"]}]})
     assert [f.text for f in facts] == ["Dana's cat Miso died on Sunday 27 April 2025."]
 
 
