@@ -566,6 +566,21 @@ def test_facts_from_turns_read_as_written_notes():
         "John adopted a puppy."]
 
 
+def test_a_proposal_to_the_listener_is_no_fact_and_put_together_is_no_pair():
+    """"We should plan a hike soon" proposes something to the listener: its "we" takes them
+    in, so it is no fact about the speaker; a proposal inside a clause ("how we should ...")
+    is no proposal. "We're putting together a show" assembles one: "together" there is no
+    pair, so the speaker's fact is kept."""
+    lines = [("Omar", "We should plan a hike soon!"),
+             ("Lena", "Maybe we could try the new ramen place on Friday."),
+             ("Omar", "We're putting together a talent show for the kids next month."),
+             ("Lena", "I wrote a song about how we should accept change.")]
+    facts = texts(*(turn(text, speaker, turn_id=f"t{i}")
+                    for i, (speaker, text) in enumerate(lines)))
+    assert facts == ["Omar is putting together a talent show for the kids in June 2023.",
+                     "Lena wrote a song about how Lena should accept change."]
+
+
 def test_a_dash_parts_thoughts_and_dangling_words_go():
     """A dash ends a thought as a full stop does ("- so exciting!" is no part of the win); a
     clause ends on a word, not on "and" or "well"; an infinitive or "might be my favorite"

@@ -60,6 +60,12 @@ it may mean ("save a family from a fire" names none)."""
 _COLLECTIVE = re.compile(r"\b(?:together|both|each ?other|one another|all of us|(?:we|us) all|"
                          r"as a team|teammates|join(?:s|ed|ing)? forces)\b", re.IGNORECASE)
 """Words that make "we" more than the speaker: a reciprocal or collective predicate."""
+_ASSEMBLE = re.compile(r"\bput(?:s|ting)?\s+(?:[\w'-]+\s+){0,3}?together\b", re.IGNORECASE)
+""""put ... together": to assemble ("we're putting together a show"), no collective."""
+_PROPOSAL = re.compile(r"(?:[\w']+,?\s+){0,2}?(?:we|we'd)\s+(?:should|could|ought\s+to|shall)\b",
+                       re.IGNORECASE)
+"""A clause opening with a proposal to the listener ("we should plan a hike soon", "maybe we
+could try it"): its "we" takes them in."""
 WE_WORDS = word_set("we we're we've we'll we'd us our")
 """Words by which a speaker speaks for a group they are in (lower-cased)."""
 _HOUSEHOLD = re.compile(
@@ -154,10 +160,13 @@ def family_named(text: str, owner: str = "my|our") -> bool:
 def unnamed_group(clause: str, sentence: str, speaker: Speaker) -> bool:
     """Whether ``clause`` (of ``sentence``) says "we" of a group the rewrite cannot name: its
     sentence has a collective predicate ("we both have similar interests", "we were
-    teammates", "chasing our dreams and helping each other") and neither the speaker's
-    household is known nor their family named. The speaker alone would misreport it
-    ("Joanna both has ..."); "and others" says nothing."""
-    return (not speaker.household and bool(_COLLECTIVE.search(sentence))
+    teammates", "chasing our dreams and helping each other"; not "putting together a show")
+    or the clause opens with a proposal to the listener ("we should plan a hike soon"), and
+    neither the speaker's household is known nor their family named. The speaker alone would
+    misreport it ("Joanna both has ...", "Omar should plan a hike"); "and others" says
+    nothing."""
+    return (not speaker.household
+            and bool(_COLLECTIVE.search(_ASSEMBLE.sub(" ", sentence)) or _PROPOSAL.match(clause))
             and not _FAMILY_WORDS.search(sentence)
             and bool(WE_WORDS.intersection(words(clause))))
 
