@@ -115,3 +115,20 @@ def test_took_begins_a_state_only_with_its_particle(text, change) -> None:
 def test_a_passive_taken_is_no_onset() -> None:
     claim = parse_claim("Ines was taken in by a scam.", "Ines")
     assert claim is not None and claim.change == ""
+
+
+@pytest.mark.parametrize(("text", "predicate", "positive", "change", "head"), [
+    # a named relative or pet: the verb after the name is read, the name stays
+    ("Ines's sister Ivy quit her job at the bakery.", "Ivy her job at the bakery", False, "end",
+     "job"),
+    ("Ines's son Oliver moved to York in May.", "Oliver moved to York", True, "begin", "mov"),
+    ("Ines's dog Ted is 5.", "Ted is 5", True, "", ""),
+    ("Ines's cat Miso no longer sleeps on the bed.", "Miso sleeps on the bed", False, "end",
+     "sleep"),
+])
+def test_a_name_leading_the_predicate_is_not_its_verb(text, predicate, positive, change,
+                                                      head) -> None:
+    claim = parse_claim(text, "Ines")
+    assert claim is not None and not claim.past
+    assert (claim.predicate, claim.positive, claim.change, claim.head) == (
+        predicate, positive, change, head)

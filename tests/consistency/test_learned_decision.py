@@ -263,3 +263,24 @@ def test_a_birth_from_before_the_pregnancy_ends_nothing(local_embedder, attribut
     decision = reconcile_facts(facts, local_embedder.embed_sync([f.content for f in facts]),
                                attributes=attributes)
     assert not decision.contradictions
+
+
+@pytest.mark.parametrize(("older", "newer", "expected"), [
+    # a named relative or pet changes as the person does: the verb after the name is read
+    ("Dana's son Oliver lives in Leeds.", "Dana's son Oliver moved to York in May.",
+     "contradiction"),
+    ("Dana's sister Ivy works at a bakery.", "Dana's sister Ivy quit her job at the bakery.",
+     "contradiction"),
+    ("Dana's wife Mia works as a nurse.", "Dana's wife Mia retired from nursing in 2024.",
+     "contradiction"),
+    ("Dana's son Oliver plays the violin.", "Dana's son Oliver gave up the violin.",
+     "contradiction"),
+    # one numbered part done ends nothing
+    ("Dana's son Oliver is studying law.", "Dana's son Oliver finished his second year of law.",
+     "unrelated"),
+    ("Dana is studying law.", "Dana finished her second year of law.", "unrelated"),
+])
+def test_a_named_relative_changes_as_a_person_does(local_embedder, attributes, lexicon,
+                                                   older: str, newer: str,
+                                                   expected: str) -> None:
+    assert relation(local_embedder, attributes, older, newer, "Dana", lexicon) == expected

@@ -28,7 +28,9 @@ a purpose ("quit his job to travel"), not a destination ("his trip to Sydney")."
 _CLAUSE = re.compile(r"\s*(?:,\s*|\s)(?:because|although|though|while|so that)\b.*$|:.*$",
                      re.IGNORECASE)
 _PAST_STATE = re.compile(r"^(?:was|were)\s+(?!born\b)|^had\s+(?:an?|the|his|her|their|\d+)\b|"
-                         r"^\w+ed\b", re.IGNORECASE)
+                         r"^(?-i:[a-z])\w*ed\b", re.IGNORECASE)
+"""A state in the past: "was", "had a", or a verb in "-ed" ("owned", "lived"); a name in
+"-ed" leading the predicate ("Ted is 5", "Alfred lives in Graz") is no verb."""
 _PROGRESSIVE = re.compile(r"^(?:is|are)\s+(\w+ing)\b", re.IGNORECASE)
 _NOW = re.compile(r"\s*(?<!until )(?<!by )(?<!and )\bnow\b(?!\s+that\b)", re.IGNORECASE)
 """The adverb "now" inside a predicate ("is now the manager", "takes an hour now"): the state
@@ -45,9 +47,12 @@ _ONSET = re.compile(
 """What makes "took" an onset: a particle ("took up running") or a position taken ("took a
 staff interpreter job"), not an outing ("took the kids to the zoo")."""
 _COMPLETING = frozenset(("finish", "finished", "finishes", "complete", "completed", "completes"))
-_ANOTHER = re.compile(r"^(?:up\s+)?(?:another|an?|one more)\s", re.IGNORECASE)
-"""An object that is one more thing made ("finished another painting", "completed a quilt"):
-an accomplishment, not the end of what the person does (Vendler 1957, "Verbs and times")."""
+_ANOTHER = re.compile(r"^(?:up\s+)?(?:another|an?|one more|(?:her|his|their|its|the)\s+(?:first|"
+                      r"second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                      r"\d+(?:st|nd|rd|th)))\s", re.IGNORECASE)
+"""An object that is one more thing made or one numbered part of many ("finished another
+painting", "completed a quilt", "finished his second year of law"): an accomplishment, not the
+end of what the person does (Vendler 1957, "Verbs and times"). "Her final year" does end it."""
 
 
 @dataclass(frozen=True)
@@ -154,8 +159,8 @@ def ended_by_death(older: Claim, newer: Claim) -> bool:
     if not (newer.gone and not older.gone and older.subject == newer.subject
             and lead[0] == lead[1] and _dead_one(newer, lead[1])):
         return False
-    if lead[0] is None and (older.done or older.past):  # with a name leading, the claim's
-        return False  # tense flags read the name ("Ted", "Alfred"): the verb is read below
+    if lead[0] is None and (older.done or older.past):  # with a name leading, the verb
+        return False  # after it is read below, with what stays true of the dead
     rest = older.predicate[len(lead[0] or ""):].strip()
     if _LASTING.search(rest):
         return False
@@ -385,6 +390,9 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
     if split is None:
         return None
     subject, rest = split
+    lead = ""  # "Dana's sister" / "Ivy quit her job": the verb is read after the name, which
+    if "'s " in subject and (named := _LEAD_NAME.match(rest)) and rest[named.end():].strip():
+        lead, rest = named.group(0), rest[named.end():].strip()  # stays in the predicate
     rest = _CLAUSE.sub("", rest).strip(" ,") or rest
     denied: frozenset[str] = frozenset()
     if contrast := _CONTRAST.search(rest):
@@ -448,8 +456,9 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         arranged and lx.stem(arranged.group(1).lower()) in _CHANGE_STEMS)
     plain = content_words(rest, stemmed=False)
     lowered = {w.lower() for w in lx.WORD.findall(rest.lower())}
-    return Claim(subject, rest, positive, change, numbers_in(rest),
-                 frozenset(content_words(rest)), " ".join(whens), irrealis,
+    predicate = f"{lead} {rest}" if lead else rest
+    return Claim(subject, predicate, positive, change, numbers_in(rest),
+                 frozenset(content_words(predicate)), " ".join(whens), irrealis,
                  bool(_PAST_STATE.match(rest)) and not change,
                  lx.stem(plain[0]) if plain else "", tuple(plain),
                  frozenset(lowered & lx.QUALIFIERS | (lowered & lx.PRIVATIVE)), done, context,
