@@ -573,12 +573,12 @@ def test_a_proposal_to_the_listener_is_no_fact_and_put_together_is_no_pair():
     pair, so the speaker's fact is kept."""
     lines = [("Omar", "We should plan a hike soon!"),
              ("Lena", "Maybe we could try the new ramen place on Friday."),
-             ("Omar", "We're putting together a talent show for the kids next month."),
-             ("Lena", "I wrote a song about how we should accept change.")]
+             ("Omar", "We're putting together a charity quiz at the library next month."),
+             ("Lena", "I wrote a poem about how we should treat strangers.")]
     facts = texts(*(turn(text, speaker, turn_id=f"t{i}")
                     for i, (speaker, text) in enumerate(lines)))
-    assert facts == ["Omar is putting together a talent show for the kids in June 2023.",
-                     "Lena wrote a song about how Lena should accept change."]
+    assert facts == ["Omar is putting together a charity quiz at the library in June 2023.",
+                     "Lena wrote a poem about how Lena should treat strangers."]
 
 
 def test_a_dash_parts_thoughts_and_dangling_words_go():

@@ -160,7 +160,7 @@ def family_named(text: str, owner: str = "my|our") -> bool:
 def unnamed_group(clause: str, sentence: str, speaker: Speaker) -> bool:
     """Whether ``clause`` (of ``sentence``) says "we" of a group the rewrite cannot name: its
     sentence has a collective predicate ("we both have similar interests", "we were
-    teammates", "chasing our dreams and helping each other"; not "putting together a show")
+    teammates", "we keep helping each other out"; not "putting together a show")
     or the clause opens with a proposal to the listener ("we should plan a hike soon"), and
     neither the speaker's household is known nor their family named. The speaker alone would
     misreport it ("Joanna both has ...", "Omar should plan a hike"); "and others" says
