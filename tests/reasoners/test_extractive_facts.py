@@ -572,12 +572,14 @@ def test_a_proposal_to_the_listener_is_no_fact_and_put_together_is_no_pair():
     is no proposal. "We're putting together a show" assembles one: "together" there is no
     pair, so the speaker's fact is kept."""
     lines = [("Omar", "We should plan a hike soon!"),
-             ("Lena", "Maybe we could try the new ramen place on Friday."),
+             ("Lena", "Maybe we ought to try the new ramen place on Friday."),
+             ("Omar", "We could see the whole coast from the lighthouse."),
              ("Omar", "We're putting together a charity quiz at the library next month."),
              ("Lena", "I wrote a poem about how we should treat strangers.")]
     facts = texts(*(turn(text, speaker, turn_id=f"t{i}")
                     for i, (speaker, text) in enumerate(lines)))
-    assert facts == ["Omar is putting together a charity quiz at the library in June 2023.",
+    assert facts == ["Omar could see the whole coast from the lighthouse.",
+                     "Omar is putting together a charity quiz at the library in June 2023.",
                      "Lena wrote a poem about how Lena should treat strangers."]
 
 
