@@ -125,6 +125,8 @@ def test_a_passive_taken_is_no_onset() -> None:
     ("Ines's dog Ted is 5.", "Ted is 5", True, "", ""),
     ("Ines's cat Miso no longer sleeps on the bed.", "Miso sleeps on the bed", False, "end",
      "sleep"),
+    # a verb and a capitalised object are no name
+    ("Ines's sister quit Google to travel.", "Google", False, "end", "googl"),
 ])
 def test_a_name_leading_the_predicate_is_not_its_verb(text, predicate, positive, change,
                                                       head) -> None:

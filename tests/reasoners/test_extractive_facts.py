@@ -569,11 +569,12 @@ def test_facts_from_turns_read_as_written_notes():
 def test_a_proposal_to_the_listener_is_no_fact_and_put_together_is_no_pair():
     """"We should plan a hike soon" proposes something to the listener: its "we" takes them
     in, so it is no fact about the speaker; a proposal inside a clause ("how we should ...")
-    is no proposal. "We're putting together a show" assembles one: "together" there is no
-    pair, so the speaker's fact is kept."""
+    or "we could" is no proposal. "We're putting together a show" assembles one: "together"
+    there is no pair, so the speaker's fact is kept; "put up the tent together" is a pair."""
     lines = [("Omar", "We should plan a hike soon!"),
              ("Lena", "Maybe we ought to try the new ramen place on Friday."),
              ("Omar", "We could see the whole coast from the lighthouse."),
+             ("Lena", "We put up the tent together at the lake."),
              ("Omar", "We're putting together a charity quiz at the library next month."),
              ("Lena", "I wrote a poem about how we should treat strangers.")]
     facts = texts(*(turn(text, speaker, turn_id=f"t{i}")

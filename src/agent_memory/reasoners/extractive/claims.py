@@ -47,12 +47,9 @@ _ONSET = re.compile(
 """What makes "took" an onset: a particle ("took up running") or a position taken ("took a
 staff interpreter job"), not an outing ("took the kids to the zoo")."""
 _COMPLETING = frozenset(("finish", "finished", "finishes", "complete", "completed", "completes"))
-_ANOTHER = re.compile(r"^(?:up\s+)?(?:another|an?|one more|(?:her|his|their|its|the)\s+(?:first|"
-                      r"second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
-                      r"\d+(?:st|nd|rd|th)))\s", re.IGNORECASE)
-"""An object that is one more thing made or one numbered part of many ("finished another
-painting", "completed a quilt", "finished his second year of law"): an accomplishment, not the
-end of what the person does (Vendler 1957, "Verbs and times"). "Her final year" does end it."""
+_ANOTHER = re.compile(r"^(?:up\s+)?(?:another|an?|one more)\s", re.IGNORECASE)
+"""An object that is one more thing made ("finished another painting", "completed a quilt"):
+an accomplishment, not the end of what the person does (Vendler 1957, "Verbs and times")."""
 
 
 @dataclass(frozen=True)
@@ -391,8 +388,10 @@ def parse_claim(text: str, subject_hint: str | None = None) -> Claim | None:
         return None
     subject, rest = split
     lead = ""  # "Dana's sister" / "Ivy quit her job": the verb is read after the name, which
-    if "'s " in subject and (named := _LEAD_NAME.match(rest)) and rest[named.end():].strip():
-        lead, rest = named.group(0), rest[named.end():].strip()  # stays in the predicate
+    if "'s " in subject and (named := _LEAD_NAME.match(rest)) and rest[named.end():].strip() and (
+            named.group(0)[:1].isupper() or named.group(0).split()[0] in _MORTAL):
+        lead, rest = named.group(0), rest[named.end():].strip()  # stays in the predicate; not
+        # a verb and its object ("quit Google", "hates Italian food")
     rest = _CLAUSE.sub("", rest).strip(" ,") or rest
     denied: frozenset[str] = frozenset()
     if contrast := _CONTRAST.search(rest):

@@ -60,13 +60,15 @@ it may mean ("save a family from a fire" names none)."""
 _COLLECTIVE = re.compile(r"\b(?:together|both|each ?other|one another|all of us|(?:we|us) all|"
                          r"as a team|teammates|join(?:s|ed|ing)? forces)\b", re.IGNORECASE)
 """Words that make "we" more than the speaker: a reciprocal or collective predicate."""
-_ASSEMBLE = re.compile(r"\bput(?:s|ting)?\s+(?:[\w'-]+\s+){0,3}?together\b", re.IGNORECASE)
-""""put ... together": to assemble ("we're putting together a show"), no collective."""
-_PROPOSAL = re.compile(r"(?:[\w']+,?\s+){0,2}?we\s+(?:should|shall|ought\s+to)\b(?!\s+have\b)",
+_ASSEMBLE = re.compile(r"\bput(?:s|ting)?\s+together\b", re.IGNORECASE)
+""""put together": to assemble ("we're putting together a show"), no collective ("we put up
+the tent together" is one)."""
+_PROPOSAL = re.compile(r"(?:[\w']+,?\s+){0,2}?we\s+(?:should|shall|ought\s+to)\s+(?!have\b)[a-z]",
                        re.IGNORECASE)
 """A clause opening with a proposal to the listener ("we should plan a hike soon", "maybe we
-ought to try it"): its "we" takes them in. Not a regret ("we should have left earlier") nor
-"we could", which as often tells what the speaker could do ("we could see the coast")."""
+ought to try it"): its "we" takes them in. Not a regret ("we should have left earlier"), an
+agreeing reply ("Yeah we should, I ...") nor "we could", which as often tells what the speaker
+could do ("we could see the coast")."""
 WE_WORDS = word_set("we we're we've we'll we'd us our")
 """Words by which a speaker speaks for a group they are in (lower-cased)."""
 _HOUSEHOLD = re.compile(
