@@ -290,6 +290,9 @@ def test_it_for_the_clause_before_stands_alone():
     assert pointing("Priya sold everything in 2020 and regretted it.", "Priya") is None
     assert pointing("Priya regretted it.", "Priya") == "it"
     assert pointing("Priya wants to raise it to 6%.", "Priya") == "it"
+    # in the object clause of the main verb, "it" cannot stand for that verb's clause
+    assert pointing("Jon is hoping it'll give him tips for his studio.", "Jon") == "it"
+    assert pointing("Tim wants to retire early and thinks it is doable.", "Tim") is None
 
 
 def _embedded(text: str) -> list[tuple[str, str]]:

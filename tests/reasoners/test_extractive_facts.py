@@ -203,6 +203,25 @@ def test_a_claim_with_one_content_word_and_a_noun_is_a_candidate() -> None:
         "John is doing kickboxing."]
 
 
+def test_a_percentage_is_content_as_an_amount_not_as_a_degree() -> None:
+    """"I saved 20% of my pay" says how much was saved; in "I 100% agree" the percentage
+    only says how strongly (the clause names nothing)."""
+    assert texts(turn("I saved 20% of my pay last month.", speaker="John"),
+                 turn("I 100% agree, Gina.", turn_id="t2", speaker="John")) == [
+        "John saved 20% of their pay in April 2023."]
+
+
+def test_a_name_said_to_the_listener_is_left_out_even_when_unknown() -> None:
+    """A nickname the speaker list does not hold ("Mel" for Melanie) is a vocative when a
+    comma sets it off at the sentence's edge; a name inside the claim stays."""
+    assert texts(turn("Mel, I started a new job at the bakery.", speaker="John"),
+                 turn("I totally agree, Mel.", turn_id="t2", speaker="John"),
+                 turn("I met Gina, my new boss, at the bakery.", turn_id="t3",
+                      speaker="John")) == [
+        "John started a new job at the bakery.",
+        "John met Gina, their new boss, at the bakery."]
+
+
 # --- filters ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(
@@ -215,6 +234,8 @@ def test_a_claim_with_one_content_word_and_a_noun_is_a_candidate() -> None:
         "I'm so happy for you!",
         "I'm so proud of you.",
         "I agree.",
+        "I 100% agree.",
+        "I'm a hundred percent with you on that.",
         "I love that!",
         "I hope you have a great time with your family.",
         "You should paint more, your colors are great.",

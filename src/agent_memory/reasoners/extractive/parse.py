@@ -52,6 +52,19 @@ _ADDITIVE = word_set("too also even")
 found a place"): the fact stands alone without them."""
 _SELF = frozenset(("i", "me", "myself"))
 _OWN = frozenset(("my", "our", "mine", "ours"))
+_PERCENT = word_set("% percent per cent")
+
+
+def _degree(token: Any) -> bool:
+    """Whether ``token`` belongs to a percentage said as a degree of a verb or an adjective
+    ("I 100% agree", "I'm a hundred percent sure"): it tells how much, not of what, so it
+    makes no clause concrete ("I saved 20% of my pay" has the percentage as its object)."""
+    head = token.head if token.dep_ in ("nummod", "quantmod", "compound") else token
+    if token.dep_ == "quantmod":
+        head = head.head
+    return head.dep_ == "npadvmod" and head.lower_ in _PERCENT
+
+
 _ANAPHORA = word_set("it that this these those them they one stuff everything there here")
 _QUOTES = frozenset('"\u201c\u201d')
 _HAVE = word_set("have 've has had 'd")
@@ -385,6 +398,24 @@ def _fronted(verb: Any) -> list[Any]:
     return list(verb.doc[joint.i + 1:subject.i])
 
 
+def _vocative(token: Any, names: frozenset[str]) -> bool:
+    """Whether ``token``, a dependent of a verb, is a name said to the listener: one of
+    ``names``, or any proper name set off by a comma at the sentence's edge ("I totally agree,
+    Mel.", "Mel, I started a new job"), as a nickname the speaker list does not hold. A name
+    inside the sentence is a vocative only when commas close it on both sides."""
+    if token.dep_ != "npadvmod":
+        return False
+    if token.lower_ in names:
+        return True
+    span = list(token.subtree)
+    doc, first, last = token.doc, span[0].i, span[-1].i
+    before = doc[first - 1].text if first > token.sent.start else None
+    after = doc[last + 1].text if last + 1 < token.sent.end else None
+    return all(t.pos_ == "PROPN" for t in span) and (
+        before == "," and (after is None or after in (",", ".", "!", "?"))
+        or before is None and after == ",")
+
+
 def _clause(verb: Any, heads: set[int], names: frozenset[str],
             taken: frozenset[int] = frozenset()) -> tuple[list[Any], Any | None]:
     """The tokens of ``verb``'s clause and its subject (``None`` when it has none), without the
@@ -403,7 +434,7 @@ def _clause(verb: Any, heads: set[int], names: frozenset[str],
         ) is not None and joined.i not in heads:
             continue  # "and" before a predicate kept in this clause ("excited and scared")
         if (child.i in heads or child.dep_ in _DROP and not child.is_punct
-                or child.dep_ == "npadvmod" and child.lower_ in names or _since_we(child)
+                or _vocative(child, names) or _since_we(child)
                 or _imperative_aside(child, verb)
                 or child.i < verb.i and child.dep_ in ("advcl", "parataxis") and _frame(child)):
             skip.update(t.i for t in child.subtree)
@@ -669,7 +700,8 @@ def clauses(docs: Iterable[Any], names: frozenset[str] = frozenset()) -> list[li
                     copular=verb.lower_ in _BE and any(
                         c.dep_ in ("acomp", "attr") for c in verb.children),
                     nouns=sum(t.pos_ in ("NOUN", "PROPN", "NUM")
-                              and t.ent_type_ not in ("DATE", "TIME") for t in tokens),
+                              and t.ent_type_ not in ("DATE", "TIME") and not _degree(t)
+                              for t in tokens),
                     anaphora=sum(t.lower_ in _ANAPHORA and t.dep_ != "expl" for t in tokens)))
         result.append(found)
     return result

@@ -95,10 +95,13 @@ def _expletive_it(token: Any) -> bool:
 def _after_a_clause(token: Any) -> bool:
     """Whether a pronoun sits in a clause that follows the main one, whose content it can
     stand for ("... if that's realistic", "kids who never had that", "sold everything and
-    regretted it")."""
+    regretted it"). Not in the object clause of the main verb ("Jon is hoping it'll give
+    him tips"): that clause is part of the main one, so the pronoun cannot stand for it."""
     root = token.sent.root
     head = next((a for a in token.ancestors if a.pos_ in ("VERB", "AUX")
                  and a.dep_ not in _SAME_CLAUSE), root)
+    if head.dep_ == "ccomp" and head.head == root:
+        return False
     return head != root and head.dep_ in _LATER_CLAUSE and token.i > root.i
 
 
