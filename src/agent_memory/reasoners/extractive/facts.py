@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
@@ -399,10 +399,22 @@ def _introduction(clause: Clause, speaker: Speaker) -> str | None:
     return f"{speaker.name} goes by {given}."
 
 
-def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, Speaker],
-             embed: Embed | None = None, own: frozenset[str] | None = None) -> list[FactDraft]:
-    """The facts of the turns whose ids are in ``own`` (default all of ``turns``); the others
-    are read as the talk around them only, never parsed for candidates."""
+@dataclass
+class _Candidates:
+    """The clauses of a run of turns that may become facts, with what the choice needs."""
+
+    items: list[tuple[Turn, ResolvedText, Clause, int]]  # (turn, its sentence with dates
+    # resolved, the clause, the sentence's number in its turn)
+    who: dict[str, Speaker]  # turn id -> its speaker as the rewrite names them
+    asked: dict[tuple[str, str], str]  # (turn id, sentence) -> a turn cited beside it
+    said: dict[str, list[str]]  # turn id -> its sentences
+    memo: dict[str, Any]  # sentence -> parse, for what "it" stands for
+
+
+def _candidates(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, Speaker],
+                own: frozenset[str] | None = None) -> _Candidates:
+    """The candidate clauses of the user turns whose ids are in ``own`` (default all of
+    ``turns``); the others are read as the talk around them only."""
     pending = []  # (turn, sentence with dates resolved, after a dash), in order
     said: dict[str, list[str]] = {}  # turn id -> its sentences
     where: list[int] = []  # the number of each pending sentence in its turn
@@ -463,6 +475,30 @@ def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, S
         if candidate(clause) and not (aside and clause.kind == "none") and not _ownerless(clause)
         and not unnamed_group(clause.text, clause.sentence, who[turn.id])
         and _introduction(clause, who[turn.id]) != ""]
+    return _Candidates(candidates, who, asked, said, memo)
+
+
+def candidate_clauses(turns: Sequence[Turn]) -> list[tuple[str, Clause]]:
+    """``(turn id, clause)`` of every clause of the user turns in ``turns`` that the learned
+    decision weighs (:func:`.select.worth`), in order: the clauses :func:`extract_facts`
+    chooses its facts from, as it reads them (``bench/train_clause_selector.py`` labels
+    these).
+
+    Raises:
+        ConfigError: spaCy or its English model is not installed.
+    """
+    found = _candidates(turns, _names(turns), speakers_of(turns))
+    return [(turn.id, clause) for turn, _, clause, _ in found.items]
+
+
+def _extract(turns: Sequence[Turn], names: frozenset[str], speakers: dict[str, Speaker],
+             embed: Embed | None = None, own: frozenset[str] | None = None) -> list[FactDraft]:
+    """The facts of the turns whose ids are in ``own`` (default all of ``turns``); the others
+    are read as the talk around them only, never parsed for candidates."""
+    found = _candidates(turns, names, speakers, own)
+    candidates, who, asked, said, memo = (found.items, found.who, found.asked, found.said,
+                                          found.memo)
+    position = {t.id: i for i, t in enumerate(turns)}
     vectors, cosines = _centrality([c[:3] for c in candidates], embed)
     probabilities = worth([c for _, _, c, _ in candidates], embed, vectors)
     chosen: dict[str, list[tuple[float, int]]] = {}
@@ -652,6 +688,12 @@ def turn_speakers(turns: Sequence[Turn], speakers: Mapping[str, Speaker] | None 
     return result
 
 
+def _names(turns: Sequence[Turn]) -> frozenset[str]:
+    """The speakers' names, whole and first names, lower-cased."""
+    return frozenset(part.lower() for turn in turns if turn.speaker
+                     for part in (turn.speaker, turn.speaker.split()[0]))
+
+
 def extract_facts(turns: Sequence[Turn], embed: Embed | None = None,
                   context: Sequence[Turn] = ()) -> FactExtraction:
     """Facts from the clauses of the user turns in ``turns`` worth a fact, exact duplicates
@@ -673,11 +715,7 @@ def extract_facts(turns: Sequence[Turn], embed: Embed | None = None,
         ConfigError: spaCy or its English model is not installed.
     """
     read = [*context, *turns]
-    names = frozenset(
-        part.lower()
-        for turn in read if turn.speaker
-        for part in (turn.speaker, turn.speaker.split()[0])
-    )
+    names = _names(read)
     unique: dict[str, FactDraft] = {}
     for fact in _extract(read, names, speakers_of(read), embed,
                          frozenset(turn.id for turn in turns)):
