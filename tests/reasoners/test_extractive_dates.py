@@ -247,6 +247,13 @@ MON_2_JUNE_2025 = date(2025, 6, 2)
         ("It was busy last June", "It was busy in June 2024", date(2024, 6, 1)),
         ("Exams are this July", "Exams are in July 2025", date(2025, 7, 1)),
         ("It opens in June", "It opens in June 2025", date(2025, 6, 1)),
+        # a verb whose past is its present, right after its subject: the past
+        ("We shut down the company in March", "We shut down the company in March 2025",
+         date(2025, 3, 1)),
+        ("I finally quit my job in April", "I finally quit my job in April 2025",
+         date(2025, 4, 1)),
+        ("I want to quit in April", "I want to quit in April 2026", date(2026, 4, 1)),
+        ("I will quit in April", "I will quit in April 2026", date(2026, 4, 1)),
     ],
 )
 def test_month_names_get_their_year(text: str, expected_text: str, expected_date: date) -> None:

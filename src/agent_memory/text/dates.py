@@ -141,11 +141,16 @@ PAST_TENSE = re.compile(
     r"bought|began|became|gave|ran|won|lost|sold|spent|drove|grew|paid|kept|broke|fell|wrote|"
     r"heard|thought|brought|sent|built|caught|taught|ate|drank|swam|sang|rode|chose|forgot|"
     r"threw|wore|woke|slept|sat|stood|fought|held|fled|shook|spoke|stole|drew|froze|knew|"
-    r"\w{3,}ed|\w+ied)\b",
+    r"\w{3,}ed|\w+ied"
+    r"|(?<![\w'])(?:i|we|you|they|he|she)"
+    r"(?:\s+(?:just|finally|officially|actually|recently|suddenly|eventually|already|then))?\s+"
+    r"(?:quit|shut|put|cut|set|hit|let|read|hurt|split|spread|upset|cost|bet|burst))\b",
     re.IGNORECASE,
 )
-"""A past form: a common irregular one (forms that are also the present, "quit", "read",
-left out) or a word in -ed (an adjective in -ed too; "died", "tied" counted)."""
+"""A past form: a common irregular one, a word in -ed (an adjective in -ed too; "died",
+"tied" counted), or a verb whose past is its present ("quit", "shut", "read") right after
+its subject pronoun ("we shut down the company in July", not "to quit", "will quit" or
+"can't quit")."""
 
 
 @dataclass(frozen=True, slots=True)
