@@ -254,6 +254,11 @@ MON_2_JUNE_2025 = date(2025, 6, 2)
          date(2025, 4, 1)),
         ("I want to quit in April", "I want to quit in April 2026", date(2026, 4, 1)),
         ("I will quit in April", "I will quit in April 2026", date(2026, 4, 1)),
+        # a past form after "be" is an adjective: the sentence is not in the past
+        ("I'm booked out until January", "I'm booked out until January 2026",
+         date(2026, 1, 1)),
+        ("I hope it's healed by October", "I hope it's healed by October 2025",
+         date(2025, 10, 1)),
     ],
 )
 def test_month_names_get_their_year(text: str, expected_text: str, expected_date: date) -> None:
@@ -263,6 +268,17 @@ def test_month_names_get_their_year(text: str, expected_text: str, expected_date
     assert resolved.text == expected_text
     assert resolved.date == expected_date
     assert resolved.mentions[0].precision == "month"
+
+
+@pytest.mark.parametrize("text", [
+    "I did six pieces in three days",
+    "We finished the whole trail in two weeks",
+])
+def test_in_a_span_of_time_in_the_past_is_a_duration(text: str) -> None:
+    """"in three days" after a past verb says how long something took, not when."""
+    resolved = resolve_dates(text, MON_2_JUNE_2025)
+    assert resolved.text == text
+    assert resolved.mentions == ()
 
 
 @pytest.mark.parametrize("text", [

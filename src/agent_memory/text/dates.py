@@ -373,6 +373,14 @@ def _sentence_of(match: re.Match[str]) -> str:
     return text[start:min(ends, default=len(text))]
 
 
+def _past(sentence: str) -> bool:
+    """Whether ``sentence`` tells of the past: it has a past form that is no adjective (not
+    after "be" or "get": "I'm booked out until January", "it's healed by October") and no word
+    of the future ("I'll see her on Friday")."""
+    return not _FUTURE.search(sentence) and any(
+        not _ADJECTIVAL.search(sentence, 0, m.start()) for m in PAST_TENSE.finditer(sentence))
+
+
 def _weekday(name: str, part: str | None, ref: date,
              sentence: str) -> tuple[str, date, str] | None:
     """Rewrite the weekday of "on <weekday> [<part of day>]" as "this <weekday>" is (the
@@ -383,9 +391,7 @@ def _weekday(name: str, part: str | None, ref: date,
     after "be" or "get" is an adjective ("I'm getting married on Saturday")."""
     if HABIT.search(sentence):
         return None
-    past = not _FUTURE.search(sentence) and any(
-        not _ADJECTIVAL.search(sentence, 0, m.start()) for m in PAST_TENSE.finditer(sentence))
-    target = _weekday_day(_WEEKDAY_INDEX[name.lower()], ref, 0, past)
+    target = _weekday_day(_WEEKDAY_INDEX[name.lower()], ref, 0, _past(sentence))
     if part:
         return f"the {part.lower()} of {format_weekday(target)}", target, "day"
     return format_weekday(target), target, "day"
@@ -398,14 +404,18 @@ def _explicit(month: str, day: str, year: str | None, ref: date) -> date | None:
         return None
 
 
-def _rewrite(match: re.Match[str], ref: date, past: bool) -> tuple[str, date | None, str] | None:
-    """The (replacement, date, precision) of one match; ``None`` to leave it alone."""
+def _rewrite(match: re.Match[str], ref: date) -> tuple[str, date | None, str] | None:
+    """The (replacement, date, precision) of one match; ``None`` to leave it alone. The tense
+    that decides between the latest and the next date is the match's sentence's
+    (:func:`_past`)."""
     g = match.group
     phrase = match.group(0)
+    past = _past(_sentence_of(match))
     if g("ago"):
         return _ago_or_ahead(g("ago_n"), g("ago_unit"), ref, -1, g("ago_approx"))
-    if g("inn"):
-        return _ago_or_ahead(g("in_n"), g("in_unit"), ref, 1, g("in_approx"))
+    if g("inn"):  # in a past sentence a duration: "I did six pieces in three days"
+        return None if past else _ago_or_ahead(g("in_n"), g("in_unit"), ref, 1,
+                                                g("in_approx"))
     if g("rel"):
         return _relative(g("rel_mod"), g("rel_unit"), ref, past)
     if g("mon"):
@@ -444,12 +454,11 @@ def resolve_dates(text: str, reference: datetime | date) -> ResolvedText:
     matches = list(_PATTERN.finditer(text))
     if not matches:
         return ResolvedText(text, None, ())
-    past = PAST_TENSE.search(text) is not None
     pieces: list[str] = []
     mentions: list[DateMention] = []
     cursor = 0
     for match in matches:
-        result = _rewrite(match, ref, past)
+        result = _rewrite(match, ref)
         if result is None:
             continue
         replacement, day, precision = result
