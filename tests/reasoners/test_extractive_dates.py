@@ -304,3 +304,30 @@ def test_the_written_time_pattern_finds_what_resolution_writes() -> None:
         assert WRITTEN_TIME.sub("", written).split()[-1] != "2023."
     assert [m.group(0) for m in WRITTEN_TIME.finditer("Tim has saved $2,023 so far.")] == []
     assert [m.group(0) for m in WRITTEN_TIME.finditer("Tim met 2019 people.")] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_text"),
+    [
+        # the date's own clause decides, not a past form in another clause of the sentence
+        ("The recital is in July and I'm more nervous than I expected",
+         "The recital is in July 2025 and I'm more nervous than I expected"),
+        ("My cousin's visiting in August, so I hope the spare room is painted by then",
+         "My cousin's visiting in August 2025, so I hope the spare room is painted by then"),
+        ("Then I'm re-tiling the bathroom this weekend, I ordered the tiles already",
+         ("Then I'm re-tiling the bathroom on the weekend of 7 June 2025, I ordered the tiles "
+          "already")),
+        ("She finally had her surgery in March so I'll drive her to physio",
+         "She finally had her surgery in March 2025 so I'll drive her to physio"),
+        # "next to" is no word of the future; "I've got" is a present "have"
+        ("I opened a stall next to the bakery in April, so now I sell on weekends",
+         "I opened a stall next to the bakery in April 2025, so now I sell on weekends"),
+        ("Band camp starts in August so I've got the summer free",
+         "Band camp starts in August 2025 so I've got the summer free"),
+        # a clause with no tense of its own takes the sentence's
+        ("On Saturday, I finally finished the quilt",
+         "On Saturday 31 May 2025, I finally finished the quilt"),
+    ],
+)
+def test_the_tense_is_the_date_clauses_own(text: str, expected_text: str) -> None:
+    assert resolve_dates(text, MON_2_JUNE_2025).text == expected_text

@@ -129,13 +129,26 @@ _SUBJECT_OF = re.compile(r"\s+(?:was|is|has been|had been|will be)\b", re.IGNORE
 HABIT = re.compile(r"\b(?:every|usually|always|never|often|normally|typically|used to)\b",
                     re.IGNORECASE)
 """Words of a habit: "I usually swim on Wednesday" names no one Wednesday."""
-_FUTURE = re.compile(r"\b(?:will|won't|shall|gonna|going to|tomorrow|next)\b|'ll\b",
+_FUTURE = re.compile(r"\b(?:will|won't|shall|gonna|going to|tomorrow|next(?! to\b))\b|'ll\b",
                      re.IGNORECASE)
 """Words of the future: they win over a past form for a bare weekday ("I'm so excited, I'll
 see her on Friday")."""
 _ADJECTIVAL = re.compile(r"(?:\b(?:am|is|are|be|being|get|gets|getting|so|very|really|too)"
                          r"|'m|'re|'s)\s+$", re.IGNORECASE)
 """What makes a following past form an adjective ("I'm excited", "getting married")."""
+_HAVE_GOT = re.compile(r"(?:\b(?:have|has)|'ve|'s)\s+$", re.IGNORECASE)
+"""What makes a following "got" a present "have" ("I've got six weeks of freedom")."""
+_PRESENT = re.compile(
+    r"\b(?:am|is|are|have|has|do|does|can|may|might|must|should|want|wants|need|needs|hope|"
+    r"hopes|plan|plans)\b|'(?:m|re|ve|s)\b|\b(?:he|she|it)\s+(?:\w+ly\s+)?\w+s\b",
+    re.IGNORECASE)
+"""Words of a present or planned action ("is", "'s", "can", "hope", "she starts": "He's
+coming home in May"): in a clause without a past form they make it not past."""
+_CLAUSE_BREAK = re.compile(
+    r"[,;:]|\s[-\u2013\u2014]\s|\b(?:and|but|so|because|cause|while|though|although|whereas|"
+    r"than)\b", re.IGNORECASE)
+"""Where a clause of a sentence ends: a comma or dash, a coordinating or adverbial
+conjunction ("The exam is in May and it's harder than I expected")."""
 PAST_TENSE = re.compile(
     r"\b(?:was|were|went|had|did|got|made|took|saw|came|felt|found|told|said|flew|met|left|"
     r"bought|began|became|gave|ran|won|lost|sold|spent|drove|grew|paid|kept|broke|fell|wrote|"
@@ -144,7 +157,7 @@ PAST_TENSE = re.compile(
     r"\w{3,}ed|\w+ied"
     r"|(?<![\w'])(?:i|we|you|they|he|she)"
     r"(?:\s+(?:just|finally|officially|actually|recently|suddenly|eventually|already|then))?\s+"
-    r"(?:quit|shut|put|cut|set|hit|let|read|hurt|split|spread|upset|cost|bet|burst))\b",
+    r"(?:quit|shut|put|cut|set|hit|let|read|hurt|split|spread|upset|cost|bet|burst|beat))\b",
     re.IGNORECASE,
 )
 """A past form: a common irregular one, a word in -ed (an adjective in -ed too; "died",
@@ -373,25 +386,56 @@ def _sentence_of(match: re.Match[str]) -> str:
     return text[start:min(ends, default=len(text))]
 
 
+def _has_past(text: str) -> bool:
+    """A past form in ``text`` that is no adjective (not after "be" or "get": "I'm booked out
+    until January", "it's healed by October") and no present "have" ("I've got")."""
+    return any(not _ADJECTIVAL.search(text, 0, m.start())
+               and not (m.group(0).lower() == "got" and _HAVE_GOT.search(text, 0, m.start()))
+               for m in PAST_TENSE.finditer(text))
+
+
 def _past(sentence: str) -> bool:
-    """Whether ``sentence`` tells of the past: it has a past form that is no adjective (not
-    after "be" or "get": "I'm booked out until January", "it's healed by October") and no word
-    of the future ("I'll see her on Friday")."""
-    return not _FUTURE.search(sentence) and any(
-        not _ADJECTIVAL.search(sentence, 0, m.start()) for m in PAST_TENSE.finditer(sentence))
+    """Whether ``sentence`` tells of the past: a past form (:func:`_has_past`) and no word of
+    the future ("I'll see her on Friday")."""
+    return not _FUTURE.search(sentence) and _has_past(sentence)
+
+
+def _clause_past(match: re.Match[str]) -> bool:
+    """Whether the clause of ``match`` tells of the past: its own clause (up to a comma, a
+    dash or a conjunction: :data:`_CLAUSE_BREAK`) decides when it has a past form, a word of
+    the future or a word of the present ("Summer camp starts in June, so I've got six weeks":
+    the camp is ahead; "She just had her baby in October, so I'll be on aunt duty": the birth
+    is past); a clause with none of them ("On Saturday, I went to the lake") takes the
+    sentence's tense (:func:`_past`)."""
+    sentence = _sentence_of(match)
+    text = match.string
+    start = text.find(sentence, max(0, match.start() - len(sentence)))
+    at = match.start() - start
+    breaks = [m for m in _CLAUSE_BREAK.finditer(sentence)]
+    left = max((m.end() for m in breaks if m.end() <= at), default=0)
+    right = min((m.start() for m in breaks if m.start() >= at + len(match.group(0))),
+                default=len(sentence))
+    clause = sentence[left:right]
+    if _FUTURE.search(clause):
+        return False
+    if _has_past(clause):
+        return True
+    if _PRESENT.search(clause.replace(match.group(0), " ")):
+        return False
+    return _past(sentence)
 
 
 def _weekday(name: str, part: str | None, ref: date,
-             sentence: str) -> tuple[str, date, str] | None:
+             sentence: str, past: bool) -> tuple[str, date, str] | None:
     """Rewrite the weekday of "on <weekday> [<part of day>]" as "this <weekday>" is (the
     speaker's "on" stays outside the match, so "drop by on Friday" keeps it): the latest such
-    day when its ``sentence`` is in the past tense, else the next one (the reference day itself
-    in both); ``None`` in a sentence of a habit ("I usually swim on Wednesday"). The tense is the
-    sentence's own: a word of the future wins ("I'll see her on Friday"), and a past form
+    day when its clause is in the past tense (``past``, :func:`_clause_past`), else the next
+    one (the reference day itself in both); ``None`` in a ``sentence`` of a habit ("I usually
+    swim on Wednesday"). A word of the future wins ("I'll see her on Friday"), and a past form
     after "be" or "get" is an adjective ("I'm getting married on Saturday")."""
     if HABIT.search(sentence):
         return None
-    target = _weekday_day(_WEEKDAY_INDEX[name.lower()], ref, 0, _past(sentence))
+    target = _weekday_day(_WEEKDAY_INDEX[name.lower()], ref, 0, past)
     if part:
         return f"the {part.lower()} of {format_weekday(target)}", target, "day"
     return format_weekday(target), target, "day"
@@ -410,7 +454,7 @@ def _rewrite(match: re.Match[str], ref: date) -> tuple[str, date | None, str] | 
     (:func:`_past`)."""
     g = match.group
     phrase = match.group(0)
-    past = _past(_sentence_of(match))
+    past = _clause_past(match)
     if g("ago"):
         return _ago_or_ahead(g("ago_n"), g("ago_unit"), ref, -1, g("ago_approx"))
     if g("inn"):  # in a past sentence a duration: "I did six pieces in three days"
@@ -421,7 +465,7 @@ def _rewrite(match: re.Match[str], ref: date) -> tuple[str, date | None, str] | 
     if g("mon"):
         return _month(g("mon_pre"), g("mon_name"), ref, past)
     if g("wd"):
-        return _weekday(g("wd_name"), g("wd_part"), ref, _sentence_of(match))
+        return _weekday(g("wd_name"), g("wd_part"), ref, _sentence_of(match), past)
     if g("day"):
         return _day_word(g("day_word"), g("day_part"), ref)
     if g("other"):
