@@ -5,8 +5,10 @@ A logistic regression (scikit-learn at training time, numpy here) reads, for eac
 (:func:`features`), and gives the probability that an annotator would keep it as a memory:
 "I work as a pharmacist" yes; "I'm so proud of you", "Here's a pic of my new car", "It was so
 fun" no. The weights (``clause_selector.npz`` beside this module) are trained by
-``bench/train_clause_selector.py`` on ``data/fact_clauses.jsonl``: clauses written and labelled
-for this project, no third-party text; the script reports accuracy on held-out folds.
+``bench/train_clause_selector.py`` on ``data/fact_clauses*.jsonl`` (single clauses) and on the
+clauses the extractor reads in the written chats of ``data/fact_chats.jsonl`` (labelled in
+``data/fact_chat_labels.jsonl``): text written and labelled for this project, no third-party
+text; the script reports accuracy and ROC AUC on held-out folds split by item and by chat.
 """
 
 from __future__ import annotations
