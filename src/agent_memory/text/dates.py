@@ -42,7 +42,21 @@ reference day; "this Friday" and "this weekend" look back when the text is in th
 "a few" counts as 3 and "a couple" as 2 when a date is needed; a month named without a year
 after a preposition ("in May", "since early March") or "last" / "this" / "next" gets the year
 that puts it in the past for past-tense text and "since", in the future otherwise (the
-reference month itself counts as both); month names count only capitalised ("I may go")."""
+reference month itself counts as both); month names count only capitalised ("I may go");
+"in three days" in past-tense text is a duration and stays as said ("I did six pieces in
+three days").
+
+The tense is the date's own clause's (up to a comma, a dash or a conjunction): "The exam is in
+May and it's harder than I expected" puts the exam ahead, "She had her baby in October, so
+I'll be on aunt duty" the birth behind. The clause decides when it shows a past form, a word
+of the future ("will", "'ll", "going to", "next" but not "next to") or a word of the present
+("is", "'s", "can", "hope", "she starts"); a clause with none of them ("On Saturday, I went to
+the lake") takes its sentence's tense. A past form after "be" or "get" is an adjective ("I'm
+booked out until January" is not past), "I've got" is a present "have", and a verb whose past
+is its present ("quit", "shut", "read") counts as past right after its subject pronoun. A past
+verb of arranging still puts the event it arranges in the past ("I signed up for a race in
+October", said in August, is read as last October): a known limit (BENCHMARKS.md, ninth
+round)."""
 
 from __future__ import annotations
 
