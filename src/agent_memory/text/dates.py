@@ -425,7 +425,7 @@ def _clause_past(match: re.Match[str]) -> bool:
     text = match.string
     start = text.find(sentence, max(0, match.start() - len(sentence)))
     at = match.start() - start
-    breaks = [m for m in _CLAUSE_BREAK.finditer(sentence)]
+    breaks = list(_CLAUSE_BREAK.finditer(sentence))
     left = max((m.end() for m in breaks if m.end() <= at), default=0)
     right = min((m.start() for m in breaks if m.start() >= at + len(match.group(0))),
                 default=len(sentence))
@@ -464,8 +464,8 @@ def _explicit(month: str, day: str, year: str | None, ref: date) -> date | None:
 
 def _rewrite(match: re.Match[str], ref: date) -> tuple[str, date | None, str] | None:
     """The (replacement, date, precision) of one match; ``None`` to leave it alone. The tense
-    that decides between the latest and the next date is the match's sentence's
-    (:func:`_past`)."""
+    that decides between the latest and the next date is the match's own clause's
+    (:func:`_clause_past`)."""
     g = match.group
     phrase = match.group(0)
     past = _clause_past(match)
