@@ -26,12 +26,16 @@ import json
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ..errors import InvalidInputError
 from ..models import Role, Turn
 from .reconcile_pairs import DATA_DIR
+
+if TYPE_CHECKING:
+    from ..reasoners.extractive.parse import Clause
 
 CHATS_FILE = DATA_DIR / "fact_chats.jsonl"
 """The written chats."""
@@ -135,7 +139,7 @@ def load_labels(path: Path = LABELS_FILE) -> dict[tuple[str, str], int]:
 
 
 def labelled_clauses(chats: Sequence[Chat], labels: dict[tuple[str, str], int] | None = None
-                     ) -> Iterator[tuple[str, object, int | None]]:
+                     ) -> Iterator[tuple[str, Clause, int | None]]:
     """``(turn id, clause, label)`` for every clause the offline extractor weighs in
     ``chats`` (:func:`~agent_memory.reasoners.extractive.facts.candidate_clauses`; ``clause``
     a :class:`~agent_memory.reasoners.extractive.parse.Clause`), ``label`` ``None`` when the

@@ -392,12 +392,17 @@ def _weekday_day(index: int, ref: date, step: int, past: bool) -> date:
     return ref + timedelta(days=delta)
 
 
+def _sentence_start(match: re.Match[str]) -> int:
+    """Offset in ``match.string`` where the sentence of ``match`` starts (after the nearest
+    . ! ? or line break before it)."""
+    return max(match.string.rfind(mark, 0, match.start()) for mark in ".!?\n") + 1
+
+
 def _sentence_of(match: re.Match[str]) -> str:
     """The sentence of the text ``match`` is in (up to the nearest . ! ? or line break)."""
     text = match.string
-    start = max(text.rfind(mark, 0, match.start()) for mark in ".!?\n") + 1
     ends = [i for i in (text.find(mark, match.end()) for mark in ".!?\n") if i >= 0]
-    return text[start:min(ends, default=len(text))]
+    return text[_sentence_start(match):min(ends, default=len(text))]
 
 
 def _has_past(text: str) -> bool:
@@ -422,9 +427,7 @@ def _clause_past(match: re.Match[str]) -> bool:
     is past); a clause with none of them ("On Saturday, I went to the lake") takes the
     sentence's tense (:func:`_past`)."""
     sentence = _sentence_of(match)
-    text = match.string
-    start = text.find(sentence, max(0, match.start() - len(sentence)))
-    at = match.start() - start
+    at = match.start() - _sentence_start(match)
     breaks = list(_CLAUSE_BREAK.finditer(sentence))
     left = max((m.end() for m in breaks if m.end() <= at), default=0)
     right = min((m.start() for m in breaks if m.start() >= at + len(match.group(0))),
@@ -468,18 +471,18 @@ def _rewrite(match: re.Match[str], ref: date) -> tuple[str, date | None, str] | 
     (:func:`_clause_past`)."""
     g = match.group
     phrase = match.group(0)
-    past = _clause_past(match)
     if g("ago"):
         return _ago_or_ahead(g("ago_n"), g("ago_unit"), ref, -1, g("ago_approx"))
     if g("inn"):  # in a past sentence a duration: "I did six pieces in three days"
-        return None if past else _ago_or_ahead(g("in_n"), g("in_unit"), ref, 1,
-                                                g("in_approx"))
+        return None if _clause_past(match) else _ago_or_ahead(g("in_n"), g("in_unit"), ref, 1,
+                                                               g("in_approx"))
     if g("rel"):
-        return _relative(g("rel_mod"), g("rel_unit"), ref, past)
+        return _relative(g("rel_mod"), g("rel_unit"), ref, _clause_past(match))
     if g("mon"):
-        return _month(g("mon_pre"), g("mon_name"), ref, past)
+        return _month(g("mon_pre"), g("mon_name"), ref, _clause_past(match))
     if g("wd"):
-        return _weekday(g("wd_name"), g("wd_part"), ref, _sentence_of(match), past)
+        return _weekday(g("wd_name"), g("wd_part"), ref, _sentence_of(match),
+                        _clause_past(match))
     if g("day"):
         return _day_word(g("day_word"), g("day_part"), ref)
     if g("other"):
