@@ -13,12 +13,13 @@ import pytest
 
 from agent_memory import AsyncMemory, Settings
 from agent_memory.errors import MalformedOutputError
-from agent_memory.models import Turn
+from agent_memory.models import Role, Turn
 from agent_memory.pipeline.facts import CONTEXT_ONLY
 from agent_memory.reasoners import chunking
 from agent_memory.reasoners.base import FactDraft
 from agent_memory.reasoners.openai import OpenAIReasoner
 from agent_memory.reasoners.openai_facts import (
+    assistant_speakers,
     copied_openings,
     drawn_from,
     earlier_turns,
@@ -415,6 +416,34 @@ async def test_a_turn_only_reported_as_talked_about_is_asked_again():
     age = FactDraft(text="Priya is 34 and works as a nurse.", evidence=["s2:0"])
     assert uncovered(turns, [age, sister]) == []
 
+
+
+async def test_a_talk_with_the_assistant_side_named_is_a_report_and_asked_again():
+    """"... with her advisor", the advisor being the thread's assistant-side speaker, is a
+    report of this conversation, as the grounding check reads it: the turn is asked again.
+    (The demo's third session with Qwen2.5 1.5B: the preference was lost without this.)"""
+    turns = _turns(("user", "We now think we need $60,000 for the deposit."),
+                   ("assistant", "At your current saving rate that is roughly four years."),
+                   ("user", "I prefer a short email summary after each meeting instead of calls."),
+                   ("assistant", "Noted, I will send email summaries from now on."))
+    report = _fact("Priya discussed her preference for email summaries with her advisor.",
+                   "s2:2")
+    chat = ScriptedChatModel([
+        {"facts": [_fact("Priya thinks she needs $60,000 for the deposit.", "s2:0"), report]},
+        {"facts": [_fact("Priya prefers a short email summary after each meeting.", "s2:2")]},
+    ])
+    facts = (await OpenAIReasoner("qwen-test", client=chat.async_client())
+             .extract_facts(turns)).facts
+    assert _shown(chat.requests[1]) == ["s2:2"]
+    assert facts[-1].text == "Priya prefers a short email summary after each meeting."
+    # with no assistant-side speaker to name, "with her advisor" is a talk with someone
+    users_only = [t.model_copy(update={"role": Role.USER, "speaker": "Priya"}) for t in turns]
+    drafts = [FactDraft(text=f["text"], evidence=f["evidence"]) for f in
+              (report, _fact("Priya thinks she needs $60,000 for the deposit.", "s2:0"))]
+    assert assistant_speakers(users_only) == frozenset()
+    assert assistant_speakers(turns) == frozenset({"Advisor"})
+    assert uncovered([users_only[2]], drafts, assistant_speakers(users_only)) == []
+    assert uncovered([turns[2]], drafts, assistant_speakers(turns)) == [turns[2]]
 
 def test_only_a_vague_fact_about_what_the_exact_one_states_gives_way():
     """Within one answer too: the vague fact of a turn stating a number gives way to the fact

@@ -29,9 +29,9 @@ sentences -- each citing the turns it came from. :class:`Grounder` accepts a cla
    about an assistant-side speaker (a speaker
    with only assistant turns, in a thread with user turns) is not memory of the user
    (``about the assistant``); a fact that reports the conversation itself, a verb of what a
-   talk was about (:data:`_SPEAKING`) with an assistant-side speaker named ("Priya discussed
-   the house search with her advisor") or with no one named at all
-   (:mod:`agent_memory.text.talk`: "discussed her preference for email summaries"), is no
+   talk was about with an assistant-side speaker named ("Priya discussed the house search
+   with her advisor") or with no one named at all ("discussed her preference for email
+   summaries"; both read by :func:`agent_memory.text.talk.conversation_report`), is no
    memory of her life either (``report of the conversation``; summaries may report the
    conversation).
 
@@ -61,7 +61,7 @@ import numpy as np
 from ..embedders.base import Embedder
 from ..models import Role, Turn
 from ..text.injection import injection_reason
-from ..text.talk import reported_talk
+from ..text.talk import conversation_report
 from .support import (
     SpeakerRoster,
     content_words,
@@ -84,12 +84,6 @@ NEGATION = "negation not in evidence"
 OTHER_SPEAKER = "another speaker's turn"
 ASSISTANT_SUBJECT = "about the assistant"
 CONVERSATION = "report of the conversation"
-
-_SPEAKING = re.compile(
-    r"\b(?:discuss(?:es|ed)?|talk(?:s|ed)?|ask(?:s|ed)?|chat(?:s|ted)?|spoke|speak(?:s)?|"
-    r"consult(?:s|ed)?|review(?:s|ed)?|went over|go(?:es)? over)\b", re.IGNORECASE)
-"""Verbs by which a fact reports what a conversation was about rather than the speaker's life.
-Verbs that carry content ("told her advisor she is pregnant") are not among them."""
 
 NEIGHBOUR_TURNS = 2
 """How far (in turn positions of the same thread) a repaired citation may move."""
@@ -217,7 +211,8 @@ class Grounder:
         about = roster.about(claim.subject, claim.text)
         if about.assistant:
             return Verdict(False, ASSISTANT_SUBJECT, ", ".join(sorted(about.names)))
-        if claim.kind == "fact" and (talk := _conversation(claim.text, roster)):
+        if claim.kind == "fact" and (
+                talk := conversation_report(claim.text, roster.assistants)):
             return Verdict(False, CONVERSATION, talk)
         verdict = self._support(claim, clean, cosine, roster)
         if verdict.accepted and about.names and not any(_said_by(t, about.names, roster)
@@ -338,20 +333,6 @@ def _neighbours(claim: Claim, clean: list[Turn], turns: Mapping[str, Turn],
                      for thread, seq in spots)
              and injection_reason(t.content) is None]
     return sorted(found, key=lambda t: (t.thread_id, t.seq))
-
-
-def _conversation(text: str, roster: SpeakerRoster) -> str:
-    """What makes a fact a report of the conversation ("discussed the house search with her
-    advisor": a verb of what a talk was about and an assistant-side speaker named), else
-    ``""``."""
-    speaking = _SPEAKING.search(text)
-    if not speaking:
-        return ""
-    for name in sorted(roster.assistants):
-        if re.search(rf"\b{re.escape(name.split()[0])}\b", text, re.IGNORECASE):
-            return f"{speaking.group(0)} ... {name}"
-    alone = reported_talk(text)
-    return f"{alone}, with no one named" if alone else ""
 
 
 def _said_by(turn: Turn, names: frozenset[str], roster: SpeakerRoster) -> bool:

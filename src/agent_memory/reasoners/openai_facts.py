@@ -69,7 +69,7 @@ import calendar
 import datetime as dt
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._threads import run_in_worker
@@ -77,7 +77,7 @@ from ..models import Turn
 from ..text.dates import PAST_TENSE, DateMention, resolve_dates
 from ..text.injection import injection_reason
 from ..text.numbers import numbers_in
-from ..text.talk import reported_talk
+from ..text.talk import conversation_report
 from ..tokens import count_tokens
 from . import chunking, prompts
 from .base import FactDraft, FactExtraction
@@ -116,6 +116,19 @@ def self_disclosures(turns: Sequence[Turn]) -> list[Turn]:
                for s in statements):
             found.append(turn)
     return found
+
+
+def assistant_speakers(turns: Sequence[Turn]) -> frozenset[str]:
+    """The names of the speakers who say only assistant turns in ``turns`` ("Advisor"), when
+    some turn is a user's: the other side of the conversation, as the grounding check's
+    roster reads it."""
+    sides: dict[str, set[str]] = {}
+    for turn in turns:
+        if turn.speaker:
+            sides.setdefault(turn.speaker, set()).add(turn.role.value)
+    if not any(turn.role.value == "user" for turn in turns):
+        return frozenset()
+    return frozenset(name for name, roles in sides.items() if roles == {"assistant"})
 
 
 def absolute_dates(fact: FactDraft, turn: Turn) -> FactDraft:
@@ -356,7 +369,8 @@ def iso_date(value: str | None) -> str | None:
         return None
 
 
-def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[Turn]:
+def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft],
+              assistants: Iterable[str] = ()) -> list[Turn]:
     """The self-disclosure turns the answer missed: all of them when no fact cites any, else
     those that state a number (:func:`agent_memory.text.numbers.numbers_in`: amounts, ages,
     percentages; dates left out on both sides) that no fact keeps ("Our budget is
@@ -367,10 +381,12 @@ def uncovered(disclosures: Sequence[Turn], facts: Sequence[FactDraft]) -> list[T
     whole ("Only 2% right now."). A fact that
     keeps the number but cites the neighbouring turn covers it: the grounding check repairs
     such citations. A fact that only reports the talk ("Priya discussed her preference for
-    email summaries", :func:`agent_memory.text.talk.reported_talk`; the grounding check refuses
-    it) covers nothing: its turn is asked again whole."""
-    talked = {i for f in facts if reported_talk(f.text) for i in f.evidence}
-    facts = [f for f in facts if not reported_talk(f.text)]
+    email summaries", or "... with her advisor" when the advisor is one of ``assistants``, the
+    names of the assistant-side speakers; :func:`agent_memory.text.talk.conversation_report`,
+    by which the grounding check refuses it) covers nothing: its turn is asked again whole."""
+    names = tuple(assistants)
+    talked = {i for f in facts if conversation_report(f.text, names) for i in f.evidence}
+    facts = [f for f in facts if not conversation_report(f.text, names)]
     if not any(t.id in f.evidence for t in disclosures for f in facts):
         return list(disclosures)  # also none at all
     when = disclosures[0].created_at  # facts hold absolute dates: any reference will do
@@ -462,6 +478,7 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn],
         return FactExtraction()
     own = {t.id for t in turns}
     context = [t for t in context if t.id not in own]  # a turn is shown once, as a turn
+    assistants = assistant_speakers([*context, *turns])
     schema = schema_text(FactExtraction)
     fixed = chunking.message_tokens(prompts.fact_messages([], schema))
     budget = chunking.material_budget(
@@ -486,7 +503,7 @@ async def extract_facts(r: OpenAIReasoner, turns: Sequence[Turn],
         found = (await _extract_part(
             r, part, prompts.fact_messages(part, schema, earlier), earlier)).facts
         kept = await run_in_worker(_written, found, part, earlier)  # what is left of them
-        missed = uncovered(self_disclosures(part), kept)
+        missed = uncovered(self_disclosures(part), kept, assistants)
         missed += [t for t in await run_in_worker(named_news, part, earlier)
                    if not any(t.id in f.evidence for f in kept)
                    and t.id not in {m.id for m in missed}]
