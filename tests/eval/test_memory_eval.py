@@ -99,6 +99,22 @@ def test_readability_flags_each_failure():
     assert (counts + counts).unreadable == 12
 
 
+@pytest.mark.parametrize(("text", "dangling"), [
+    ("Jon is using it to stay organized and motivated.", True),
+    ("A friend made it for Caroline's birthday.", True),  # not the friend: its own subject
+    ("Caroline painted this after a visit to the beach.", True),
+    ("Jon is hoping it'll give him tips for the business.", True),
+    ("The mural matters to Caroline as it reflects her journey.", False),
+    ("Caroline feels it's important to help others.", False),  # the situation
+    ("Jon keeps going, even though it's been tough.", False),
+    ("Caroline is still thinking that counseling is the way to go.", False),
+    ("Melanie made this bowl in a pottery class.", False),
+])
+def test_a_pronoun_with_nothing_to_stand_for_is_flagged(text, dangling):
+    flags = readability_flags([text], ["Caroline", "Melanie", "Jon"])[0]
+    assert ("dangling_reference" in flags) is dangling
+
+
 def test_attribution_reads_the_subject_field_then_the_leading_name(local_embedder):
     wrong = ExtractedFact(text="Melanie painted that lake sunrise in 2022.", subject="Caroline",
                           evidence=["c:D1:14"])

@@ -63,8 +63,9 @@ def report_tables(report: MemoryReport) -> list[Table]:
         facts.add_column(column, justify="left" if column == "conv" else "right", no_wrap=True)
     readable = Table(box=box.SIMPLE_HEAD, title=(
         "Readability: facts per failure (lead pronoun, 1st/2nd person, question, chatter, "
-        "multi-claim, no named subject; any)"))
-    for column in ("conv", "facts", "lead", "1/2p", "?", "chat", "multi", "noname", "any"):
+        "multi-claim, no named subject, dangling it/this; any)"))
+    for column in ("conv", "facts", "lead", "1/2p", "?", "chat", "multi", "noname", "it",
+                   "any"):
         readable.add_column(column, justify="left" if column == "conv" else "right",
                             no_wrap=True)
     other = Table(box=box.SIMPLE_HEAD, title=(

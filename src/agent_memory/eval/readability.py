@@ -16,6 +16,13 @@ never moves the yardstick:
   coordinated verbs with their own predicates ("lives in Boston and works as a pharmacist");
   read only when spaCy and the model are installed, else never flagged.
 - ``no_named_subject``: none of the conversation's speaker names appears in the fact.
+- ``dangling_reference``: the parse shows an "it" or "its", or "this"/"that" standing alone
+  as an object, with nothing in the fact it can stand for: no common noun before it other
+  than the subject of its own verb (a pronoun object never stands for its own clause's
+  subject: "A friend made it"), and it is not the subject of "be" before an adjective
+  ("it's important to ...", "it's been tough": the situation, not a thing). "Jon is using it
+  to stay organized" is flagged; "The mural matters to Caroline as it reflects her journey"
+  is not. Read only with spaCy, like ``multi_claim``.
 
 ``unreadable`` counts the facts with at least one flag.
 """
@@ -30,7 +37,7 @@ from typing import Any
 from pydantic import BaseModel
 
 FLAGS = ("leading_pronoun", "first_second_person", "question", "chatter", "multi_claim",
-         "no_named_subject")
+         "no_named_subject", "dangling_reference")
 """The readability failures counted, in report order."""
 
 _LEADING = re.compile(
@@ -77,6 +84,31 @@ def _multi_claim(doc: Any) -> bool:
         for token in doc)
 
 
+_BE = frozenset({"be", "is", "'s", "was", "were", "are", "am", "'m", "'re", "been", "being"})
+_OBJECTS = ("dobj", "dative", "pobj")
+
+
+def _dangling(doc: Any) -> bool:
+    """An "it"/"its" (or a bare "this"/"that" object) with nothing in the fact to stand for
+    (see the module docstring)."""
+    for token in doc:
+        bare = (token.lower_ in ("this", "that") and token.pos_ == "PRON"
+                and token.tag_ == "DT" and token.dep_ in _OBJECTS)
+        if token.lower_ not in ("it", "its") and not bare or token.dep_ == "expl":
+            continue
+        head = token.head
+        be = head.lower_ in _BE or (head.pos_ != "VERB" and any(
+            c.dep_ in ("aux", "auxpass") and c.lower_ in _BE for c in head.children))
+        if (token.dep_ in ("nsubj", "nsubjpass") and be
+                and not any(c.dep_ == "attr" for c in head.children)):
+            continue  # "it's important to help", "it's been tough"
+        own = ({c.i for c in head.children if c.dep_ in ("nsubj", "nsubjpass")}
+               if token.dep_ in _OBJECTS else set())
+        if not any(t.pos_ == "NOUN" and t.i not in own for t in doc[: token.i]):
+            return True
+    return False
+
+
 def readability_flags(texts: Sequence[str], names: Sequence[str]) -> list[set[str]]:
     """The failures (:data:`FLAGS`) of each fact text.
 
@@ -103,6 +135,8 @@ def readability_flags(texts: Sequence[str], names: Sequence[str]) -> list[set[st
             flags.add("chatter")
         if doc is not None and _multi_claim(doc):
             flags.add("multi_claim")
+        if doc is not None and _dangling(doc):
+            flags.add("dangling_reference")
         lowered = text.casefold()
         if not any(re.search(rf"\b{re.escape(k)}\b", lowered) for k in keys):
             flags.add("no_named_subject")
@@ -115,7 +149,8 @@ class ReadabilityCounts(BaseModel):
 
     Attributes:
         leading_pronoun, first_second_person, question, chatter, multi_claim,
-        no_named_subject: facts with that flag (see the module docstring).
+        no_named_subject, dangling_reference: facts with that flag (see the module
+        docstring).
         unreadable: facts with at least one flag.
     """
 
@@ -125,6 +160,7 @@ class ReadabilityCounts(BaseModel):
     chatter: int = 0
     multi_claim: int = 0
     no_named_subject: int = 0
+    dangling_reference: int = 0
     unreadable: int = 0
 
     def __add__(self, other: ReadabilityCounts) -> ReadabilityCounts:
