@@ -147,3 +147,34 @@ async def test_nothing_is_adopted_when_adoption_is_off_or_the_model_proposed_it(
     proposed = await _llm((old.id, new.id, "budget changed")).reconcile([old, new])
     assert isinstance(proposed, VerifiedDecision)
     assert len(proposed.contradictions) == 1 and proposed.adopted == []
+
+
+async def test_a_paraphrase_the_model_missed_is_merged_by_the_offline_decision(
+        tmp_path, local_embedder) -> None:
+    """A 1.5B model left the demo's "wants to" and "plans to" buy a first home side by side:
+    the offline decision's group is adopted, and only when the model grouped neither fact."""
+    def priya(text: str, days: float) -> Fact:
+        return fact(text, days, user="priya", subject="Priya")
+
+    wants = priya("Priya wants to buy her first home around 2028.", 1)
+    plans = priya("Priya plans to buy her first home around 2028.", 1.1)
+    budget = priya("Priya's budget for the house is $350,000.", 1.2)
+    nurse, same = priya("Priya works as a nurse.", 2), priya("Priya is a nurse.", 3)
+    decision = await _llm().reconcile([wants, plans, budget])
+    assert isinstance(decision, VerifiedDecision)
+    assert [sorted(g.fact_ids) for g in decision.adopted_duplicates] == [
+        sorted([wants.id, plans.id])]
+    assert decision.duplicates == decision.adopted_duplicates
+    assert decision.adopted_duplicates[0].merged_text in (wants.content, plans.content)
+    # the model's own group stands as it wrote it; only the group it missed is adopted
+    own = await _llm_groups(([wants.id, plans.id], "Priya means to buy a home around 2028.")
+                            ).reconcile([wants, plans, budget, nurse, same])
+    assert isinstance(own, VerifiedDecision)
+    assert own.duplicates[0].merged_text == "Priya means to buy a home around 2028."
+    assert [sorted(g.fact_ids) for g in own.adopted_duplicates] == [sorted([nurse.id, same.id])]
+    settings = Settings.load(store=str(tmp_path / "m.db"))
+    async with AsyncMemory.open(settings, embedder=local_embedder, reasoner=_llm()) as memory:
+        await memory.components.write([wants, plans, budget])
+        assert (await memory.reconcile_memories("priya")).merged == 2
+        texts = {f.content for f in await memory.get_memories("priya", kinds=["fact"])}
+        assert len(texts) == 2 and budget.content in texts

@@ -26,6 +26,13 @@ for the house is now $480,000". So the offline decision's own contradictions ove
 pool whose probability reaches :data:`ADOPT` are adopted when the model did not propose them
 (and did not merge the two facts), logged and counted in :attr:`VerifiedDecision.adopted`.
 
+It misses paraphrases too: the same 1.5B model left "Priya wants to buy her first home around
+2028" beside "Priya plans to buy her first home around 2028". So the offline decision's own
+duplicate groups over the pool (at its own threshold: the merges the embedded default makes,
+each keeping one member's text) are adopted when none of their facts is in a group the model
+proposed and kept, and no contradiction kept or adopted joins two of them; logged and counted
+in :attr:`VerifiedDecision.adopted_duplicates`.
+
 A proposed duplicate group merges only when no two of its facts have different holders or
 are called contradicting or unrelated by the offline decision with probability of at least
 :data:`CONFIDENT` (a small model proposed "wants to retire by 60" and "wants to raise her
@@ -96,11 +103,14 @@ class VerifiedDecision(ReconcileDecision):
         vetoed_duplicates: the proposed duplicate groups kept out (not merged), likewise.
         adopted: the offline decision's contradictions the model did not propose, added to
             ``contradictions`` (:data:`ADOPT`).
+        adopted_duplicates: the offline decision's duplicate groups sharing no fact with a
+            kept group of the model, added to ``duplicates``.
     """
 
     vetoed: list[Contradiction] = Field(default_factory=list)
     vetoed_duplicates: list[DuplicateGroup] = Field(default_factory=list)
     adopted: list[Contradiction] = Field(default_factory=list)
+    adopted_duplicates: list[DuplicateGroup] = Field(default_factory=list)
 
 
 class Verifier:
@@ -203,19 +213,21 @@ class Verifier:
             vetoed_groups.append(group.model_copy(
                 update={"rationale": f"vetoed: {why}; proposed: {group.rationale}"}))
             log.info("LLM duplicate group %s vetoed: %s", group.fact_ids, why)
-        adopted = self._adopt(facts, vectors, reading, kept, groups)
-        return VerifiedDecision(duplicates=groups, contradictions=kept + adopted, vetoed=vetoed,
-                                vetoed_duplicates=vetoed_groups, adopted=adopted)
+        adopted, same = self._adopt(facts, vectors, reading, kept, groups)
+        return VerifiedDecision(duplicates=groups + same, contradictions=kept + adopted,
+                                vetoed=vetoed, vetoed_duplicates=vetoed_groups, adopted=adopted,
+                                adopted_duplicates=same)
 
     def _adopt(self, facts: Sequence[Fact], vectors: np.ndarray, reading: tuple,
-               kept: Sequence[Contradiction],
-               groups: Sequence[DuplicateGroup]) -> list[Contradiction]:
+               kept: Sequence[Contradiction], groups: Sequence[DuplicateGroup]
+               ) -> tuple[list[Contradiction], list[DuplicateGroup]]:
         """The offline decision's contradictions over the whole pool at probability >=
         ``adopt`` that are not among ``kept`` (either order) and whose two facts no kept
-        group merges. ``vectors`` ``(len(facts), dim)`` and ``reading``
+        group merges; and its duplicate groups that share no fact with ``groups`` and hold
+        no contradiction (kept or adopted). ``vectors`` ``(len(facts), dim)`` and ``reading``
         (:func:`.extractive.reconcile.read_pool`) are the pool's, already computed."""
         if self.adopt is None or len(facts) < 2:
-            return []
+            return [], []
         from .extractive.reconcile import default_model, reconcile_facts
 
         _, attributes, lexicon = self._load()
@@ -233,7 +245,16 @@ class Verifier:
                 "rationale": f"offline, not proposed by the model: {c.rationale}"}))
             log.info("offline contradiction %s / %s adopted: %s", c.first_id, c.second_id,
                      c.rationale)
-        return adopted
+        taken = set().union(*merged)
+        pairs = [{c.first_id, c.second_id} for c in [*kept, *adopted]]
+        same = []
+        for g in offline.duplicates:
+            if taken & set(g.fact_ids) or any(pair <= set(g.fact_ids) for pair in pairs):
+                continue
+            same.append(g.model_copy(update={
+                "rationale": f"offline, not proposed by the model: {g.rationale}"}))
+            log.info("offline duplicate group %s adopted: %s", g.fact_ids, g.rationale)
+        return adopted, same
 
     def _refutes_merge(self, a: Claim, b: Claim, p: np.ndarray) -> str | None:
         """Why two facts of a proposed duplicate group may not merge, or ``None``: other
