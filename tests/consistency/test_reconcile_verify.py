@@ -11,7 +11,7 @@ from agent_memory.reasoners.openai import OpenAIReasoner
 from agent_memory.reasoners.reconcile_verify import VerifiedDecision
 from agent_memory.reasoners.scripted import ScriptedChatModel
 
-from .test_reconcile import fact
+from .test_reconcile import active_texts, fact
 
 
 def _llm(*contradictions: tuple[str, str, str]) -> OpenAIReasoner:
@@ -178,3 +178,22 @@ async def test_a_paraphrase_the_model_missed_is_merged_by_the_offline_decision(
         assert (await memory.reconcile_memories("priya")).merged == 2
         texts = {f.content for f in await memory.get_memories("priya", kinds=["fact"])}
         assert len(texts) == 2 and budget.content in texts
+
+
+async def test_no_group_is_adopted_over_a_fact_of_a_contradiction(tmp_path,
+                                                                  local_embedder) -> None:
+    """The merged fact takes its members' earliest valid_from: adopted beside the model's
+    contradiction over one of its facts, it would lose to the move its newest member came
+    after, and "resides in Boston", said last, would be retired."""
+    boston, porto = fact("Ana lives in Boston.", 1), fact("Ana lives in Porto.", 5)
+    back = fact("Ana resides in Boston.", 9)
+    decision = await _llm((boston.id, porto.id, "residence changed")).reconcile(
+        [boston, porto, back])
+    assert isinstance(decision, VerifiedDecision)
+    assert decision.adopted_duplicates == []
+    settings = Settings.load(store=str(tmp_path / "m.db"))
+    async with AsyncMemory.open(settings, embedder=local_embedder, reasoner=_llm(
+            (boston.id, porto.id, "residence changed"))) as memory:
+        await memory.components.write([boston, porto, back])
+        await memory.reconcile_memories("ana")
+        assert back.content in await active_texts(memory)

@@ -109,6 +109,14 @@ def test_readability_flags_each_failure():
     ("Jon keeps going, even though it's been tough.", False),
     ("Caroline is still thinking that counseling is the way to go.", False),
     ("Melanie made this bowl in a pottery class.", False),
+    ("Jon's kids talked about it.", True),  # after a preposition: still its verb's subject
+    ("Caroline is excited about it.", True),  # a speaker's name stands for no thing
+    ("Glad Jon can still enjoy it with his studio.", True),
+    ("Jon has a Tesla and drives it to work.", False),
+    ("Jon finds it hard to sleep.", False),
+    ("Melanie likes to keep it simple.", False),
+    ("Jon loves it when his students improve.", False),
+    ("Caroline painted it after a visit to the beach.", True),
 ])
 def test_a_pronoun_with_nothing_to_stand_for_is_flagged(text, dangling):
     flags = readability_flags([text], ["Caroline", "Melanie", "Jon"])[0]

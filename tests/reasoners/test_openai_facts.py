@@ -417,7 +417,6 @@ async def test_a_turn_only_reported_as_talked_about_is_asked_again():
     assert uncovered(turns, [age, sister]) == []
 
 
-
 async def test_a_talk_with_the_assistant_side_named_is_a_report_and_asked_again():
     """"... with her advisor", the advisor being the thread's assistant-side speaker, is a
     report of this conversation, as the grounding check reads it: the turn is asked again.
@@ -444,6 +443,7 @@ async def test_a_talk_with_the_assistant_side_named_is_a_report_and_asked_again(
     assert assistant_speakers(turns) == frozenset({"Advisor"})
     assert uncovered([users_only[2]], drafts, assistant_speakers(users_only)) == []
     assert uncovered([turns[2]], drafts, assistant_speakers(turns)) == [turns[2]]
+
 
 def test_only_a_vague_fact_about_what_the_exact_one_states_gives_way():
     """Within one answer too: the vague fact of a turn stating a number gives way to the fact

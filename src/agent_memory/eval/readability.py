@@ -17,12 +17,14 @@ never moves the yardstick:
   read only when spaCy and the model are installed, else never flagged.
 - ``no_named_subject``: none of the conversation's speaker names appears in the fact.
 - ``dangling_reference``: the parse shows an "it" or "its", or "this"/"that" standing alone
-  as an object, with nothing in the fact it can stand for: no common noun before it other
-  than the subject of its own verb (a pronoun object never stands for its own clause's
-  subject: "A friend made it"), and it is not the subject of "be" before an adjective
-  ("it's important to ...", "it's been tough": the situation, not a thing). "Jon is using it
-  to stay organized" is flagged; "The mural matters to Caroline as it reflects her journey"
-  is not. Read only with spaCy, like ``multi_claim``.
+  as an object, with nothing in the fact it can stand for: no noun or name before it other
+  than a speaker's name and the subject of its own verb (a pronoun object never stands for
+  its own clause's subject: "A friend made it"). A placeholder "it" is not flagged: the
+  subject of "be" or of an adjective ("it's important to ...", "it's been tough", "finds it
+  hard to"), or an object before an adjective or a "when"/"if"/"that" clause ("keep it
+  simple", "loves it when ..."). "Jon is using it to stay organized" is flagged; "The mural
+  matters to Caroline as it reflects her journey" and "Jon moved to Boston and loves it" are
+  not. Read only with spaCy, like ``multi_claim``.
 
 ``unreadable`` counts the facts with at least one flag.
 """
@@ -86,25 +88,42 @@ def _multi_claim(doc: Any) -> bool:
 
 _BE = frozenset({"be", "is", "'s", "was", "were", "are", "am", "'m", "'re", "been", "being"})
 _OBJECTS = ("dobj", "dative", "pobj")
+_SAYING = ("oprd", "acomp", "ccomp", "xcomp")
+"""Complements after an object "it" that, as adjectives, make it a placeholder: "keep it
+simple", "take it easy"."""
+_EXTRAPOSED = frozenset({"when", "whenever", "if", "that"})
+"""Words opening a clause that an object "it" stands in for: "loves it when ...", "hates it
+if ..."."""
 
 
-def _dangling(doc: Any) -> bool:
+def _dangling(doc: Any, keys: frozenset[str]) -> bool:
     """An "it"/"its" (or a bare "this"/"that" object) with nothing in the fact to stand for
-    (see the module docstring)."""
+    (see the module docstring); ``keys``: the speakers' first names, casefolded, which are
+    never what "it" stands for however the tagger reads them."""
     for token in doc:
         bare = (token.lower_ in ("this", "that") and token.pos_ == "PRON"
                 and token.tag_ == "DT" and token.dep_ in _OBJECTS)
         if token.lower_ not in ("it", "its") and not bare or token.dep_ == "expl":
             continue
         head = token.head
-        be = head.lower_ in _BE or (head.pos_ != "VERB" and any(
+        be = head.lower_ in _BE or head.pos_ == "ADJ" or (head.pos_ != "VERB" and any(
             c.dep_ in ("aux", "auxpass") and c.lower_ in _BE for c in head.children))
         if (token.dep_ in ("nsubj", "nsubjpass") and be
                 and not any(c.dep_ == "attr" for c in head.children)):
-            continue  # "it's important to help", "it's been tough"
-        own = ({c.i for c in head.children if c.dep_ in ("nsubj", "nsubjpass")}
+            continue  # "it's important to help", "it's been tough", "finds it hard to"
+        verb = head.head if token.dep_ == "pobj" and head.dep_ == "prep" else head
+        after = [c for c in verb.children if c.i > token.i]
+        if token.dep_ in _OBJECTS and any(
+                c.dep_ in _SAYING and (c.dep_ in ("oprd", "acomp") or c.pos_ == "ADJ")
+                or c.dep_ == "advcl" and any(m.dep_ in ("mark", "advmod")
+                                             and m.lower_ in _EXTRAPOSED for m in c.children)
+                for c in after):
+            continue  # "keep it simple", "take it easy", "loves it when ..."
+        own = ({c.i for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")}
                if token.dep_ in _OBJECTS else set())
-        if not any(t.pos_ == "NOUN" and t.i not in own for t in doc[: token.i]):
+        if not any(t.pos_ in ("NOUN", "PROPN") and t.i not in own
+                   and not {t.text.casefold(), t.head.text.casefold()} & keys
+                   for t in doc[: token.i]):
             return True
     return False
 
@@ -135,7 +154,7 @@ def readability_flags(texts: Sequence[str], names: Sequence[str]) -> list[set[st
             flags.add("chatter")
         if doc is not None and _multi_claim(doc):
             flags.add("multi_claim")
-        if doc is not None and _dangling(doc):
+        if doc is not None and _dangling(doc, frozenset(keys)):
             flags.add("dangling_reference")
         lowered = text.casefold()
         if not any(re.search(rf"\b{re.escape(k)}\b", lowered) for k in keys):

@@ -120,13 +120,16 @@ def self_disclosures(turns: Sequence[Turn]) -> list[Turn]:
 
 def assistant_speakers(turns: Sequence[Turn]) -> frozenset[str]:
     """The names of the speakers who say only assistant turns in ``turns`` ("Advisor"), when
-    some turn is a user's: the other side of the conversation, as the grounding check's
-    roster reads it."""
+    a named speaker says user turns: the other side of the conversation, as the grounding
+    check's roster (:class:`agent_memory.grounding.support.SpeakerRoster`) reads it. Read
+    over the turns of one request and the talk shown before them, where the grounding check
+    reads the whole window: a speaker who says user turns only outside the request counts
+    here as an assistant, and its turn may be asked once more for nothing."""
     sides: dict[str, set[str]] = {}
     for turn in turns:
         if turn.speaker:
             sides.setdefault(turn.speaker, set()).add(turn.role.value)
-    if not any(turn.role.value == "user" for turn in turns):
+    if not any("user" in roles for roles in sides.values()):
         return frozenset()
     return frozenset(name for name, roles in sides.items() if roles == {"assistant"})
 

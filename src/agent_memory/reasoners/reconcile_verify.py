@@ -30,8 +30,11 @@ It misses paraphrases too: the same 1.5B model left "Priya wants to buy her firs
 2028" beside "Priya plans to buy her first home around 2028". So the offline decision's own
 duplicate groups over the pool (at its own threshold: the merges the embedded default makes,
 each keeping one member's text) are adopted when none of their facts is in a group the model
-proposed and kept, and no contradiction kept or adopted joins two of them; logged and counted
-in :attr:`VerifiedDecision.adopted_duplicates`.
+proposed and kept or in a contradiction kept or adopted (the merged fact takes its members'
+earliest ``valid_from`` and could lose a contradiction its newest member wins), and no pair of
+them is refuted as a merge (as a proposed group is, below) or called a contradiction by the
+offline decision at its own threshold; logged and counted in
+:attr:`VerifiedDecision.adopted_duplicates`.
 
 A proposed duplicate group merges only when no two of its facts have different holders or
 are called contradicting or unrelated by the offline decision with probability of at least
@@ -104,7 +107,7 @@ class VerifiedDecision(ReconcileDecision):
         adopted: the offline decision's contradictions the model did not propose, added to
             ``contradictions`` (:data:`ADOPT`).
         adopted_duplicates: the offline decision's duplicate groups sharing no fact with a
-            kept group of the model, added to ``duplicates``.
+            kept group of the model or with a contradiction, added to ``duplicates``.
     """
 
     vetoed: list[Contradiction] = Field(default_factory=list)
@@ -223,14 +226,17 @@ class Verifier:
                ) -> tuple[list[Contradiction], list[DuplicateGroup]]:
         """The offline decision's contradictions over the whole pool at probability >=
         ``adopt`` that are not among ``kept`` (either order) and whose two facts no kept
-        group merges; and its duplicate groups that share no fact with ``groups`` and hold
-        no contradiction (kept or adopted). ``vectors`` ``(len(facts), dim)`` and ``reading``
+        group merges; and its duplicate groups that share no fact with ``groups`` or with a
+        contradiction (kept or adopted) and none of whose pairs the offline decision refutes
+        as a merge (:meth:`_refutes_merge`) or calls a contradiction at its own threshold.
+        ``vectors`` ``(len(facts), dim)`` and ``reading``
         (:func:`.extractive.reconcile.read_pool`) are the pool's, already computed."""
         if self.adopt is None or len(facts) < 2:
             return [], []
-        from .extractive.reconcile import default_model, reconcile_facts
+        from .extractive.reconcile import default_model, pair_matrix, reconcile_facts
 
         _, attributes, lexicon = self._load()
+        blocked = default_model().thresholds["contradiction"]
         offline = reconcile_facts(facts, vectors, attributes=attributes, lexicon=lexicon,
                                   model=default_model().with_thresholds(contradiction=self.adopt),
                                   reading=reading)
@@ -245,11 +251,26 @@ class Verifier:
                 "rationale": f"offline, not proposed by the model: {c.rationale}"}))
             log.info("offline contradiction %s / %s adopted: %s", c.first_id, c.second_id,
                      c.rationale)
-        taken = set().union(*merged)
-        pairs = [{c.first_id, c.second_id} for c in [*kept, *adopted]]
+        # a group adopted beside a contradiction over one of its facts could make the merged
+        # fact (the earliest valid_from of its members) lose to what its newest member beat
+        busy = set().union(*merged, *({c.first_id, c.second_id} for c in [*kept, *adopted]))
+        index = {f.id: k for k, f in enumerate(facts)}
         same = []
         for g in offline.duplicates:
-            if taken & set(g.fact_ids) or any(pair <= set(g.fact_ids) for pair in pairs):
+            if busy & set(g.fact_ids):
+                continue
+            members = [(index[a], index[b]) for a, b in combinations(g.fact_ids, 2)]
+            rows = pair_matrix(facts, vectors, members, attributes=attributes, lexicon=lexicon,
+                               reading=reading)
+            probs = default_model().probabilities(rows)
+            why = None
+            for (i, j), p in zip(members, probs, strict=True):
+                why = self._refutes_merge(reading[0][i], reading[0][j], p) or (
+                    f"offline P(contradiction) {p[1]:.2f}" if p[1] >= blocked else None)
+                if why is not None:
+                    break
+            if why is not None:  # a chain the offline decision grouped, one pair refuted
+                log.info("offline duplicate group %s not adopted: %s", g.fact_ids, why)
                 continue
             same.append(g.model_copy(update={
                 "rationale": f"offline, not proposed by the model: {g.rationale}"}))
