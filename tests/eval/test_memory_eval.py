@@ -100,26 +100,28 @@ def test_readability_flags_each_failure():
 
 
 @pytest.mark.parametrize(("text", "dangling"), [
-    ("Jon is using it to stay organized and motivated.", True),
-    ("A friend made it for Caroline's birthday.", True),  # not the friend: its own subject
-    ("Caroline painted this after a visit to the beach.", True),
-    ("Jon is hoping it'll give him tips for the business.", True),
-    ("The mural matters to Caroline as it reflects her journey.", False),
-    ("Caroline feels it's important to help others.", False),  # the situation
-    ("Jon keeps going, even though it's been tough.", False),
-    ("Caroline is still thinking that counseling is the way to go.", False),
-    ("Melanie made this bowl in a pottery class.", False),
-    ("Jon's kids talked about it.", True),  # after a preposition: still its verb's subject
-    ("Caroline is excited about it.", True),  # a speaker's name stands for no thing
-    ("Glad Jon can still enjoy it with his studio.", True),
-    ("Jon has a Tesla and drives it to work.", False),
-    ("Jon finds it hard to sleep.", False),
-    ("Melanie likes to keep it simple.", False),
-    ("Jon loves it when his students improve.", False),
-    ("Caroline painted it after a visit to the beach.", True),
+    ("Kai keeps it on the desk to plan each week.", True),
+    ("A neighbour built it for Dana's tenth birthday.", True),  # its own subject: not it
+    ("Dana sketched this after a walk by the river.", True),
+    ("Kai hopes it'll teach him more about pricing.", True),
+    ("Kai's nephews adored it.", True),
+    ("Kai's nephews argued about it.", True),  # after a preposition: still its verb's subject
+    ("Dana is thrilled about it.", True),  # a speaker's name stands for no thing
+    ("Happy Kai can still ride it on weekends.", True),
+    ("Dana sketched it after a walk by the river.", True),
+    ("The quilt matters to Dana as it reminds her of her aunt.", False),
+    ("Dana thinks it's vital to vote in every election.", False),  # the situation
+    ("Kai pushes on, although it's been exhausting.", False),
+    ("Dana still believes that nursing is her calling.", False),
+    ("Kai glazed this mug at a night class.", False),
+    ("Kai owns a Vespa and rides it to the office.", False),
+    ("Dana moved to Leeds and adores it.", False),
+    ("Kai finds it hard to wake early.", False),
+    ("Dana prefers to keep it short.", False),
+    ("Kai loves it when the market is quiet.", False),
 ])
 def test_a_pronoun_with_nothing_to_stand_for_is_flagged(text, dangling):
-    flags = readability_flags([text], ["Caroline", "Melanie", "Jon"])[0]
+    flags = readability_flags([text], ["Dana", "Kai"])[0]
     assert ("dangling_reference" in flags) is dangling
 
 

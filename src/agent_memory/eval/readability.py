@@ -22,9 +22,11 @@ never moves the yardstick:
   its own clause's subject: "A friend made it"). A placeholder "it" is not flagged: the
   subject of "be" or of an adjective ("it's important to ...", "it's been tough", "finds it
   hard to"), or an object before an adjective or a "when"/"if"/"that" clause ("keep it
-  simple", "loves it when ..."). "Jon is using it to stay organized" is flagged; "The mural
-  matters to Caroline as it reflects her journey" and "Jon moved to Boston and loves it" are
-  not. Read only with spaCy, like ``multi_claim``.
+  simple", "loves it when ..."). "Kai keeps it on the desk to plan each week" is flagged; "The
+  quilt matters to Dana as it reminds her of her aunt" and "Dana moved to Leeds and adores it"
+  are not. Still counted, though they mean the situation: "it" before "be" and a noun ("it's
+  been a rough month", "it was time to go") and the weather ("it rained"). Read only with
+  spaCy, like ``multi_claim``.
 
 ``unreadable`` counts the facts with at least one flag.
 """
