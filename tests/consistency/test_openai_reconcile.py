@@ -59,8 +59,9 @@ async def test_ids_outside_the_pool_are_repaired_then_refused() -> None:
 
 async def test_an_answer_unusable_after_the_repairs_leaves_the_offline_decision(caplog):
     """A small model put one fact in two duplicate groups and kept doing so through the
-    repairs: nothing is merged, the round goes on with the offline decision's confident
-    contradictions only (Lisbon, then Porto), and a warning says so."""
+    repairs: the round goes on with the offline decision only, its confident contradiction
+    (Lisbon, then Porto) and its duplicate group (the two aisle facts, not the model's group
+    of an aisle fact with Lisbon), and a warning says so."""
     lisbon, porto = fact("Ana lives in Lisbon.", 1), fact("Ana moved to Porto and lives there.", 5)
     aisle1, aisle2 = FACTS[2:]
     twice = answer(duplicates=[
@@ -70,7 +71,8 @@ async def test_an_answer_unusable_after_the_repairs_leaves_the_offline_decision(
     caplog.set_level(logging.WARNING, logger="agent_memory.reasoners.openai_reconcile")
     decision = await reasoner(chat).reconcile([lisbon, porto, aisle1, aisle2])
     assert len(chat.requests) == 2
-    assert decision.duplicates == []
+    assert [sorted(g.fact_ids) for g in decision.duplicates] == [sorted([aisle1.id, aisle2.id])]
+    assert decision.duplicates[0].rationale.startswith("offline, not proposed by the model")
     assert [(c.first_id, c.second_id) for c in decision.contradictions] == [(lisbon.id, porto.id)]
     assert any("failed validation after the repairs" in r.getMessage() for r in caplog.records)
 

@@ -9,8 +9,9 @@ The answer must validate as :class:`~.reconcile_models.ReconcileDecision` and ci
 the pool; otherwise it is sent back for repair (:mod:`.structured`). Its contradictions are then
 verified against the learned offline decision (:mod:`.reconcile_verify`). When the answer is
 still unusable after the repairs (a small model put one fact in three duplicate groups), the
-round goes on without it: the offline decision's confident contradictions alone are applied,
-nothing is merged, and a warning is logged; the next round asks again.
+round goes on without it, as if the model had proposed nothing: only the offline decision
+applies (its confident contradictions and its duplicate groups, adopted by the verifier), and
+a warning is logged; the next round asks again.
 """
 
 from __future__ import annotations
@@ -117,11 +118,11 @@ async def reconcile(structured: Structured, facts: Sequence[Fact], *,
     """Ask the model once over the whole pool (plus repairs); fewer than two facts need no call.
     The proposed contradictions are then checked by ``verifier`` (:mod:`.reconcile_verify`:
     only those the learned offline decision does not refute retire a fact, and the offline
-    decision's confident contradictions the model missed are adopted); ``None`` returns the
-    model's decision as it is.
+    decision's confident contradictions and duplicate groups the model missed are adopted);
+    ``None`` returns the model's decision as it is.
 
     An answer still invalid after the repairs is replaced by an empty decision (logged), so
-    only the verifier's adopted contradictions apply.
+    only what the verifier adopts applies.
 
     Returns:
         A :class:`~.reconcile_verify.VerifiedDecision` (with ``vetoed``) when verified.
